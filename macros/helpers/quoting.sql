@@ -1,0 +1,47 @@
+{#- Quoting and escaping: every identifier and literal a sparkload macro writes passes through here.
+    Package macros reach each other through adapter.dispatch(name, 'sparkload'), which works both when
+    the package is installed (packages.yml) and when only the adapter ships these macros. -#}
+
+{% macro sparkload_ident(name) -%}
+  {{ return(adapter.dispatch('sparkload_ident', 'sparkload')(name)) }}
+{%- endmacro %}
+
+{% macro default__sparkload_ident(name) -%}
+  {{- return('`' ~ (name | string | replace('`', '``')) ~ '`') -}}
+{%- endmacro %}
+
+{#- `schema`.`table` of a relation, quoted whatever the relation's quote policy. -#}
+{% macro sparkload_relation(relation) -%}
+  {{ return(adapter.dispatch('sparkload_relation', 'sparkload')(relation)) }}
+{%- endmacro %}
+
+{% macro default__sparkload_relation(relation) -%}
+  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
+  {{- return(ident(relation.schema) ~ '.' ~ ident(relation.identifier)) -}}
+{%- endmacro %}
+
+{% macro sparkload_literal(value) -%}
+  {{ return(adapter.dispatch('sparkload_literal', 'sparkload')(value)) }}
+{%- endmacro %}
+
+{#- A Spark SQL string literal; backslash is Spark's escape character, so it is escaped first. -#}
+{% macro default__sparkload_literal(value) -%}
+  {%- if value is none -%}
+    {{- return('null') -}}
+  {%- endif -%}
+  {{- return("'" ~ (value | string | replace('\\', '\\\\') | replace("'", "\\'")) ~ "'") -}}
+{%- endmacro %}
+
+{% macro sparkload_column_list(columns, prefix=none) -%}
+  {{ return(adapter.dispatch('sparkload_column_list', 'sparkload')(columns, prefix)) }}
+{%- endmacro %}
+
+{#- `a`, `b` or, with a prefix, s.`a`, s.`b` -#}
+{% macro default__sparkload_column_list(columns, prefix=none) -%}
+  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
+  {%- set parts = [] -%}
+  {%- for c in columns -%}
+    {%- do parts.append((prefix ~ '.' if prefix else '') ~ ident(c)) -%}
+  {%- endfor -%}
+  {{- return(parts | join(', ')) -}}
+{%- endmacro %}
