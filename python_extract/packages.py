@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, TextIO
+from typing import Any, Dict, Iterable, Iterator, List, Optional, TextIO
 
 from .normalize.schema import Schema
 
@@ -100,8 +100,9 @@ class PackageStorage:
             return []
         return [LoadPackage(p) for p in sorted(folder.iterdir()) if (p / PACKAGE_FILE).exists()]
 
-    def write(self, load_id: str, dataset: str, schema: Schema, rows: Iterable[tuple]) -> LoadPackage:
-        """Write the rows `(table, row)` and the manifest into a new package, atomically visible."""
+    def write(self, load_id: str, dataset: str, schema: Schema, rows: Iterable[tuple]) -> Optional[LoadPackage]:
+        """Write the rows `(table, row)` and the manifest into a new package, atomically visible;
+        None when there are no rows (an empty extract makes no load)."""
         tmp = self.base / "new" / load_id
         shutil.rmtree(tmp, ignore_errors=True)
         (tmp / "tables").mkdir(parents=True)
@@ -117,6 +118,9 @@ class PackageStorage:
         finally:
             for f in files.values():
                 f.close()
+        if not files:
+            shutil.rmtree(tmp)
+            return None
         manifest = {
             "load_id": load_id, "dataset": dataset, "schema": schema.to_dict(),
             "tables": list(files), "row_counts": counts, "created_at": dt.datetime.now(dt.timezone.utc).isoformat(),

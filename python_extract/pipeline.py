@@ -74,8 +74,9 @@ class Pipeline:
         log.info("%s", info)
         return info
 
-    def extract_and_normalize(self, resource: Resource) -> LoadPackage:
-        """Write one load package of `resource`'s items; nothing reaches the lakehouse yet."""
+    def extract_and_normalize(self, resource: Resource) -> Optional[LoadPackage]:
+        """Write one load package of `resource`'s items (None if it yields nothing); nothing reaches
+        the lakehouse yet."""
         load_id = new_load_id()
         schema = Schema(self.pipeline_name)
         table = normalize_identifier(resource.table_name)

@@ -19,6 +19,7 @@ logger = AdapterLogger("sparkload")
 
 EMBEDDED = "embedded"
 METHODS = ("embedded", "session", "thrift", "http", "odbc")
+_reported = False  # the table format is logged at info once per process, at debug afterwards
 
 
 @dataclass
@@ -82,7 +83,10 @@ class SparkloadConnectionManager(SparkConnectionManager):
             raise DbtRuntimeError(f"sparkload embedded lakehouse: {e}") from e
         for key, value in creds.server_side_parameters.items():
             session.conf.set(key, value)
-        logger.debug(f"sparkload embedded lakehouse: table format {session_format(session)}")
+        global _reported
+        report = logger.debug if _reported else logger.info
+        report(f"sparkload embedded lakehouse: table format {session_format(session)}, home {creds.lakehouse_config().home}")
+        _reported = True
         connection.handle = SessionConnectionWrapper(
             SessionConnection(server_side_parameters=creds.server_side_parameters)
         )

@@ -4,7 +4,7 @@
 
 {% macro default__validate_sparkload_config() -%}
   {%- set dispositions = ['append', 'replace', 'merge'] -%}
-  {%- set strategies = ['delete-insert', 'upsert', 'scd2'] -%}
+  {%- set strategies = ['upsert'] -%}
   {%- set disposition = config.get('write_disposition', 'append') -%}
   {%- if disposition not in dispositions -%}
     {%- set msg -%}
@@ -12,7 +12,7 @@
     {%- endset -%}
     {{ exceptions.raise_compiler_error(msg) }}
   {%- endif -%}
-  {%- set strategy = config.get('strategy', 'delete-insert') if disposition == 'merge' else none -%}
+  {%- set strategy = config.get('strategy', 'upsert') if disposition == 'merge' else none -%}
   {%- if disposition == 'merge' and strategy not in strategies -%}
     {%- set msg -%}
       sparkload model {{ model.name }}: strategy={{ strategy }} is not valid for write_disposition=merge; expected one of {{ strategies | join(', ') }}.

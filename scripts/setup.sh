@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Sets up this checkout on a fresh machine: system packages (Java 17, jarjar, an H2 JDBC driver),
+# a virtual environment at .venv/ with sparkload and its test dependencies, and the cached jars of
+# the offline Iceberg lakehouse. Safe to run again; it only does what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
+[ -f /usr/share/java/jarjar.jar ] || need+=(libjarjar-java)
+[ -f /usr/share/java/h2.jar ] || need+=(libh2-java)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}"
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
+  $sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+# compat mode: the checkout goes on sys.path, so dbt's namespace packages (dbt.adapters, dbt.include)
+# pick up dbt/adapters/sparkload and dbt/include/sparkload straight from the source tree
+.venv/bin/pip install -q --disable-pip-version-check -e '.[test]' --config-settings editable_mode=compat
+.venv/bin/sparkload lakehouse setup --table-format iceberg >/dev/null
+echo "setup: done (.venv/bin/sparkload, .venv/bin/dbt)"

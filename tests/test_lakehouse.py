@@ -1,0 +1,101 @@
+"""The lakehouse factory: format choice, offline failure modes, and what the session really is."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from python_extract.lakehouse import LakehouseConfig, LakehouseConfigError, choose_format, session_format
+from python_extract.lakehouse.jars import delta_jars, maven_reachable
+
+REPO = Path(__file__).resolve().parents[1]
+DELTA_JARS = os.environ.get("SPARKLOAD_JARS")
+HAS_DELTA = bool(delta_jars(Path(DELTA_JARS))) if DELTA_JARS else False
+NO_DELTA = (
+    "no Delta Lake jar on this machine (no Maven access here): set SPARKLOAD_JARS to a directory "
+    "holding delta-spark_2.12-3.3.x.jar and delta-storage-3.3.x.jar to run the Delta tests"
+)
+
+
+def _env_without_delta(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "SPARKLOAD_JARS"}
+    env["SPARKLOAD_HOME"] = str(tmp_path)
+    return env
+
+
+@pytest.mark.skipif(maven_reachable(), reason="Maven Central is reachable here, so delta would resolve")
+def test_delta_without_jars__fails_within_seconds_with_an_actionable_message(tmp_path):
+    code = (
+        "from python_extract.lakehouse import LakehouseConfig, get_session\n"
+        "get_session(LakehouseConfig(table_format='delta'))\n"
+    )
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", code], env=_env_without_delta(tmp_path),
+                          capture_output=True, text=True, timeout=60)
+    elapsed = time.monotonic() - started
+    assert done.returncode != 0
+    assert elapsed < 10, f"took {elapsed:.1f}s"
+    assert "SPARKLOAD_JARS" in done.stderr and "iceberg" in done.stderr
+
+
+@pytest.mark.skipif(maven_reachable(), reason="Maven Central is reachable here, so delta would resolve")
+def test_cli_check__delta_without_jars_exits_2_and_auto_falls_back_to_iceberg(tmp_path):
+    cli = [sys.executable, "-m", "python_extract.cli", "lakehouse", "check"]
+    delta = subprocess.run([*cli, "--table-format", "delta"], env=_env_without_delta(tmp_path),
+                           capture_output=True, text=True, timeout=60)
+    assert delta.returncode == 2
+    assert "choose table_format 'iceberg'" in delta.stderr
+    auto = subprocess.run(cli, env=_env_without_delta(tmp_path), capture_output=True, text=True, timeout=60)
+    assert auto.returncode == 0, auto.stderr
+    assert auto.stdout.startswith("table format iceberg: auto: no Delta jars")
+
+
+def test_config__rejects_an_unknown_table_format():
+    with pytest.raises(LakehouseConfigError, match="table_format='hudi' is not one of auto, delta, iceberg"):
+        LakehouseConfig(table_format="hudi")
+
+
+def test_config__reads_sparkload_environment_variables(tmp_path):
+    config = LakehouseConfig.from_env(
+        {"SPARKLOAD_HOME": str(tmp_path), "SPARKLOAD_TABLE_FORMAT": "iceberg", "SPARKLOAD_JARS": "/opt/jars"}
+    )
+    assert (config.home, config.table_format, config.jars_dir) == (tmp_path.resolve(), "iceberg", Path("/opt/jars"))
+    assert choose_format(config.with_(jars_cache=config.jars_cache)).table_format == "iceberg"
+
+
+def test_session__tables_are_of_the_chosen_format(spark):
+    fmt = session_format(spark)
+    spark.sql("create schema if not exists fmt_check")
+    spark.sql(f"create or replace table fmt_check.t (id bigint) using {fmt}")
+    spark.sql("insert into fmt_check.t values (1), (2)")
+    spark.sql("merge into fmt_check.t t using (select 2 as id) s on t.id = s.id when matched then delete")
+    assert [r.id for r in spark.table("fmt_check.t").collect()] == [1]
+    provider = [r for r in spark.sql("describe extended fmt_check.t").collect() if r.col_name == "Provider"]
+    assert provider and provider[0].data_type.lower() == fmt
+
+
+@pytest.mark.skipif(not HAS_DELTA, reason=NO_DELTA)
+def test_demo__runs_on_delta_in_its_own_process(tmp_path):
+    env = {**os.environ, "SPARKLOAD_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "python_extract.cli", "demo", "--table-format", "delta"],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "table format delta" in done.stderr
+    assert "grace.hopper@example.com" in done.stdout and "Edsger Dijkstra" in done.stdout
+
+
+def test_wheel__ships_the_package_macros_inside_the_adapter(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(REPO)],
+                   check=True, capture_output=True, timeout=300)
+    wheel = next(tmp_path.glob("dbt_sparkload-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for macro in (REPO / "macros").rglob("*.sql"):
+        assert f"dbt/include/sparkload/macros/{macro.relative_to(REPO / 'macros')}" in names
+    assert "dbt/include/sparkload/dbt_project.yml" in names
+    assert "python_extract/demo/dbt_project/models/customers.sql" in names
+    assert not any(n.startswith("dbt/adapters/__init__") or n == "dbt/__init__.py" for n in names)
