@@ -1,0 +1,1 @@
+"""The declarative REST API source: client, auth, paginators and record selection."""
