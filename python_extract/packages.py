@@ -1,13 +1,18 @@
 """Load packages on disk: the only channel between the normalize and load stages.
 
-    <pipeline dir>/packages/normalized/<load_id>/   written by normalize, waiting to land
-        package.json                              schema (tables, columns, hints), dataset, created_at
-        tables/<table>.jsonl                      rows, one JSON object per line
+    <pipeline dir>/packages/new/<load_id>/          being written by extract+normalize; discarded if
+                                                   the process dies before it is sealed
+    <pipeline dir>/packages/normalized/<load_id>/   sealed, waiting to land
+        package.json                              dataset, tables (parents first), row counts, created_at
+        schema.json                               the schema (tables, columns, hints) after this package
+        state.json                                the pipeline state after this package (optional)
+        tables/<table>/part-<n>.parquet           rows, written in bounded batches while streaming
+        landing/<table>                           marker: landing of this table started
         landed/<table>                            marker: this table's rows are in the lakehouse
     <pipeline dir>/packages/loaded/<load_id>/      complete: its `_dlt_loads` row exists
 
-A package moves from normalized/ to loaded/ by one rename, after its `_dlt_loads` row was written.
-A package still in normalized/ when a pipeline starts is landed again first (see load/).
+Every state change is a rename: new/ -> normalized/ when sealed, normalized/ -> loaded/ after the
+`_dlt_loads` row was written. A package in normalized/ when a pipeline starts is landed first (load/).
 """
 from __future__ import annotations
 
@@ -17,28 +22,26 @@ import os
 import shutil
 import time
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, TextIO
+from typing import Any, Dict, List, Optional
 
-from .normalize.schema import Schema
+from .normalize.schema import Schema, arrow_type
 
+NEW = "new"
 NORMALIZED = "normalized"
 LOADED = "loaded"
 PACKAGE_FILE = "package.json"
+SCHEMA_FILE = "schema.json"
+STATE_FILE = "state.json"
+TABLES = "tables"
+LANDING = "landing"
+LANDED = "landed"
+BATCH_ROWS = 50_000
 
 
 def new_load_id() -> str:
     """dlt-style load id: the current unix time with microseconds; sorts in load order."""
     return f"{time.time():.6f}"
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, (dt.datetime, dt.date)):
-        return value.isoformat()
-    if isinstance(value, Decimal):
-        return str(value)
-    return str(value)
 
 
 @dataclass
@@ -55,26 +58,31 @@ class LoadPackage:
 
     @property
     def schema(self) -> Schema:
-        return Schema.from_dict(self.manifest["schema"])
+        return Schema.from_dict(json.loads((self.root / SCHEMA_FILE).read_text()))
+
+    @property
+    def state(self) -> Optional[Dict[str, Any]]:
+        path = self.root / STATE_FILE
+        return json.loads(path.read_text()) if path.exists() else None
 
     @property
     def dataset(self) -> str:
         return self.manifest["dataset"]
 
-    def table_file(self, table: str) -> Path:
-        return self.root / "tables" / f"{table}.jsonl"
+    def table_dir(self, table: str) -> Path:
+        return self.root / TABLES / table
 
     def is_landed(self, table: str) -> bool:
-        return (self.root / "landed" / table).exists()
+        return (self.root / LANDED / table).exists()
 
     def mark_landed(self, table: str) -> None:
-        self._mark("landed", table)
+        self._mark(LANDED, table)
 
     def landing_started(self, table: str) -> bool:
-        return (self.root / "landing" / table).exists()
+        return (self.root / LANDING / table).exists()
 
     def mark_landing(self, table: str) -> None:
-        self._mark("landing", table)
+        self._mark(LANDING, table)
 
     def _mark(self, folder: str, table: str) -> None:
         (self.root / folder).mkdir(exist_ok=True)
@@ -85,7 +93,79 @@ class LoadPackage:
 
     def tables(self) -> List[str]:
         """Tables with rows, parents before children."""
-        return [t for t in self.manifest["tables"] if self.table_file(t).exists()]
+        return [t for t in self.manifest["tables"] if self.table_dir(t).is_dir()]
+
+
+class PackageWriter:
+    """Streams typed rows of one load into Parquet files of a package in new/, flushing each table
+    every `batch_rows` rows, so a load is never held in memory; `seal` makes it visible in one rename."""
+
+    def __init__(self, storage: "PackageStorage", load_id: str, dataset: str, schema: Schema, batch_rows: int = BATCH_ROWS):
+        self.storage, self.load_id, self.dataset, self.schema = storage, load_id, dataset, schema
+        self.batch_rows = batch_rows
+        self.root = storage.base / NEW / load_id
+        shutil.rmtree(self.root, ignore_errors=True)
+        (self.root / TABLES).mkdir(parents=True)
+        self.buffers: Dict[str, List[Dict[str, Any]]] = {}
+        self.counts: Dict[str, int] = {}
+        self._parts = 0
+
+    def write(self, table: str, row: Dict[str, Any]) -> None:
+        buffer = self.buffers.get(table)
+        if buffer is None:
+            buffer = self.buffers[table] = []
+            self.counts.setdefault(table, 0)
+        buffer.append(row)
+        self.counts[table] += 1
+        if len(buffer) >= self.batch_rows:
+            self._flush(table)
+
+    def write_arrow(self, table: str, data) -> None:
+        """Write an Arrow table whose columns already match the schema's columns of `table`."""
+        self.counts[table] = self.counts.get(table, 0) + data.num_rows
+        self._write_part(table, data)
+
+    def _flush(self, table: str) -> None:
+        import pyarrow as pa
+
+        rows = self.buffers.get(table)
+        if not rows:
+            return
+        columns = self.schema.typed_columns(table)
+        arrow_schema = pa.schema([(c, arrow_type(t)) for c, t in columns.items()])
+        self._write_part(table, pa.Table.from_pylist(rows, schema=arrow_schema))
+        self.buffers[table] = []
+
+    def _write_part(self, table: str, data) -> None:
+        import pyarrow.parquet as pq
+
+        folder = self.root / TABLES / table
+        folder.mkdir(exist_ok=True)
+        self._parts += 1
+        pq.write_table(data, folder / f"part-{self._parts:05d}.parquet", compression="snappy")
+
+    def seal(self, state: Optional[Dict[str, Any]]) -> Optional[LoadPackage]:
+        """Flush, write the manifest and rename into normalized/; None (and nothing kept) when the
+        package has neither rows nor state."""
+        for table in list(self.buffers):
+            self._flush(table)
+        if not self.counts and state is None:
+            self.discard()
+            return None
+        tables = [t for t in self.schema.tables if t in self.counts]
+        manifest = {
+            "load_id": self.load_id, "dataset": self.dataset, "tables": tables, "row_counts": self.counts,
+            "created_at": dt.datetime.now(dt.timezone.utc).isoformat(),
+        }
+        self.schema.bump_version()
+        (self.root / SCHEMA_FILE).write_text(json.dumps(self.schema.to_dict(), indent=1))
+        if state is not None:
+            (self.root / STATE_FILE).write_text(json.dumps(state, indent=1))
+        (self.root / PACKAGE_FILE).write_text(json.dumps(manifest, indent=1))
+        return self.storage.move(self.root, NORMALIZED)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
 
 
 class PackageStorage:
@@ -94,51 +174,30 @@ class PackageStorage:
     def __init__(self, pipeline_dir: Path):
         self.base = Path(pipeline_dir) / "packages"
 
-    def pending(self) -> List[LoadPackage]:
-        folder = self.base / NORMALIZED
-        if not folder.is_dir():
-            return []
-        return [LoadPackage(p) for p in sorted(folder.iterdir()) if (p / PACKAGE_FILE).exists()]
+    def writer(self, load_id: str, dataset: str, schema: Schema, batch_rows: int = BATCH_ROWS) -> PackageWriter:
+        return PackageWriter(self, load_id, dataset, schema, batch_rows)
 
-    def write(self, load_id: str, dataset: str, schema: Schema, rows: Iterable[tuple]) -> Optional[LoadPackage]:
-        """Write the rows `(table, row)` and the manifest into a new package, atomically visible;
-        None when there are no rows (an empty extract makes no load)."""
-        tmp = self.base / "new" / load_id
-        shutil.rmtree(tmp, ignore_errors=True)
-        (tmp / "tables").mkdir(parents=True)
-        files: Dict[str, TextIO] = {}
-        counts: Dict[str, int] = {}
-        try:
-            for table, row in rows:
-                if table not in files:
-                    files[table] = open(tmp / "tables" / f"{table}.jsonl", "w", encoding="utf-8")
-                    counts[table] = 0
-                files[table].write(json.dumps(row, default=_json_default) + "\n")
-                counts[table] += 1
-        finally:
-            for f in files.values():
-                f.close()
-        if not files:
-            shutil.rmtree(tmp)
-            return None
-        manifest = {
-            "load_id": load_id, "dataset": dataset, "schema": schema.to_dict(),
-            "tables": list(files), "row_counts": counts, "created_at": dt.datetime.now(dt.timezone.utc).isoformat(),
-        }
-        (tmp / PACKAGE_FILE).write_text(json.dumps(manifest, indent=1))
-        target = self.base / NORMALIZED / load_id
+    def pending(self) -> List[LoadPackage]:
+        return self._list(NORMALIZED)
+
+    def loaded(self) -> List[LoadPackage]:
+        return self._list(LOADED)
+
+    def _list(self, folder: str) -> List[LoadPackage]:
+        path = self.base / folder
+        if not path.is_dir():
+            return []
+        return [LoadPackage(p) for p in sorted(path.iterdir()) if (p / PACKAGE_FILE).exists()]
+
+    def move(self, root: Path, folder: str) -> LoadPackage:
+        target = self.base / folder / root.name
         target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(tmp, target)
+        os.replace(root, target)
         return LoadPackage(target)
 
     def complete(self, package: LoadPackage) -> LoadPackage:
-        target = self.base / LOADED / package.load_id
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(package.root, target)
-        return LoadPackage(target)
+        return self.move(package.root, LOADED)
 
-    def loaded(self) -> Iterator[LoadPackage]:
-        folder = self.base / LOADED
-        if folder.is_dir():
-            for p in sorted(folder.iterdir()):
-                yield LoadPackage(p)
+    def discard_unsealed(self) -> None:
+        """Drop packages a dead process left half-written in new/ (their state was never committed)."""
+        shutil.rmtree(self.base / NEW, ignore_errors=True)

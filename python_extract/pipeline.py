@@ -1,23 +1,30 @@
-"""The pipeline orchestrates: it lands pending load packages first, then extract -> normalize -> load.
+"""The pipeline orchestrates: it lands pending load packages first, restores state and schema from the
+destination, then extract+normalize -> load.
 
 `pipeline(pipeline_name=..., dataset_name=...)` mirrors `dlt.pipeline`; `Pipeline.run(data, ...)` takes a
-resource, a list of dicts or a generator, as `dlt`'s does, and returns a `LoadInfo`.
+resource, a source, a list of dicts or a generator, as dlt's does, and returns a `LoadInfo`.
 Errors: `PipelineStepFailed` naming the step, the load id and the table.
 """
 from __future__ import annotations
 
+import gc
 import logging
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional
 
 from .errors import PipelineStepFailed
-from .extract.resource import Keys, Resource, as_key_list
+from .extract.extractor import Extractor
+from .extract.resource import Keys, Resource
+from .extract.source import Source
+from .hooks import Hooks
 from .lakehouse import LakehouseConfig, get_session
-from .load import load_package
-from .normalize import Schema, normalize_item
+from .load import destination, load_package
+from .normalize import Schema
 from .normalize.naming import normalize_identifier
-from .packages import LoadPackage, PackageStorage, new_load_id
+from .packages import LoadPackage, PackageStorage
+from .state import State, new_state
 
 log = logging.getLogger("sparkload.pipeline")
 
@@ -33,9 +40,25 @@ class LoadInfo:
     def load_id(self) -> Optional[str]:
         return self.load_ids[-1] if self.load_ids else None
 
+    @property
+    def loads_ids(self) -> List[str]:
+        """dlt's spelling."""
+        return self.load_ids
+
     def __str__(self) -> str:
         tables = ", ".join(f"{t}: {n}" for t, n in self.row_counts.items()) or "no rows"
         return f"pipeline {self.pipeline_name} loaded {', '.join(self.load_ids) or 'nothing'} into {self.dataset_name} ({tables})"
+
+
+@contextmanager
+def _fewer_gc_passes() -> Iterator[None]:
+    # normalising allocates millions of short-lived dicts; default thresholds make the collector the hot spot
+    before = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 class Pipeline:
@@ -45,6 +68,10 @@ class Pipeline:
         self.lakehouse = lakehouse
         self.working_dir = Path(pipelines_dir) / pipeline_name
         self.packages = PackageStorage(self.working_dir)
+        self.hooks = Hooks()
+        self.batch_rows: Optional[int] = None
+        self.state: State = new_state(pipeline_name)
+        self.default_schema = Schema(pipeline_name)
         self._spark = None
 
     @property
@@ -57,65 +84,118 @@ class Pipeline:
         self,
         data: Any,
         table_name: Optional[str] = None,
-        write_disposition: Optional[str] = None,
+        write_disposition: Any = None,
         primary_key: Keys = None,
         merge_key: Keys = None,
         columns: Optional[Dict[str, Dict[str, Any]]] = None,
+        max_table_nesting: Optional[int] = None,
     ) -> LoadInfo:
-        """Land what earlier runs left pending, then extract, normalize and load `data`."""
+        """Land what earlier runs left pending, restore state, then extract, normalize and load `data`."""
         info = LoadInfo(self.pipeline_name, self.dataset_name)
-        self._load_pending(info)
-        resource = _as_resource(data, table_name).apply_hints(
-            table_name=table_name, write_disposition=write_disposition,
-            primary_key=primary_key, merge_key=merge_key, columns=columns,
-        )
-        self.extract_and_normalize(resource)
-        self._load_pending(info)
+        self.load(info)
+        resources = as_resources(data, table_name, dict(
+            write_disposition=write_disposition, primary_key=primary_key, merge_key=merge_key,
+            columns=columns, max_table_nesting=max_table_nesting,
+        ))
+        try:
+            self.extract(resources)
+        finally:
+            self.load(info)
         log.info("%s", info)
         return info
 
+    def sync_destination(self) -> None:
+        """Take state and schema from the destination: the newest complete load's (a new machine with
+        an empty working directory continues from the right cursor)."""
+        stored = destination.read_state(self.spark, self.dataset_name, self.pipeline_name)
+        self.state = stored or new_state(self.pipeline_name)
+        self.state.pop("_load_id", None)
+        schema = destination.read_schema(self.spark, self.dataset_name, self.pipeline_name)
+        self.default_schema = schema or Schema(self.pipeline_name)
+
+    def extract(self, resources: List[Resource]) -> List[LoadPackage]:
+        """Extract and normalise `resources` into sealed load packages (nothing lands yet)."""
+        self.packages.discard_unsealed()
+        self.sync_destination()
+        extractor = Extractor(self.packages, self.dataset_name, self.default_schema, self.state, self.hooks,
+                              default_source=self.pipeline_name, batch_rows=self.batch_rows)
+        with _fewer_gc_passes():
+            return extractor.extract(resources)
+
     def extract_and_normalize(self, resource: Resource) -> Optional[LoadPackage]:
-        """Write one load package of `resource`'s items (None if it yields nothing); nothing reaches
-        the lakehouse yet."""
-        load_id = new_load_id()
-        schema = Schema(self.pipeline_name)
-        table = normalize_identifier(resource.table_name)
-        root = schema.table(
-            table, write_disposition=resource.write_disposition,
-            primary_key=[normalize_identifier(k) for k in resource.primary_key],
-            merge_key=[normalize_identifier(k) for k in resource.merge_key],
-        )
-        for column, hint in resource.columns.items():
-            root.columns[normalize_identifier(column)] = {"nullable": True, **hint}
+        """One load package of `resource`'s items (None if it yields nothing); nothing lands yet."""
+        packages = self.extract([resource])
+        return packages[-1] if packages else None
 
-        def rows() -> Iterator[Tuple[str, Dict[str, Any]]]:
-            try:
-                for item in resource:
-                    for t, row in normalize_item(item, table, load_id, resource.max_table_nesting):
-                        if t != table:
-                            schema.table(t, write_disposition=resource.write_disposition, parent=table)
-                        yield t, schema.coerce_row(t, row)
-            except PipelineStepFailed:
-                raise
-            except Exception as e:  # noqa: BLE001 - named with the step and table
-                raise PipelineStepFailed("extract", f"{type(e).__name__}: {e}", load_id=load_id, table=table) from e
-
-        return self.packages.write(load_id, self.dataset_name, schema, rows())
-
-    def _load_pending(self, info: LoadInfo) -> None:
+    def load(self, info: Optional[LoadInfo] = None) -> LoadInfo:
+        """Land every pending package, oldest first."""
+        info = info or LoadInfo(self.pipeline_name, self.dataset_name)
         for pending in self.packages.pending():
-            package = load_package(self.spark, self.packages, pending)
+            package = load_package(self.spark, self.packages, pending, self.hooks)
             info.load_ids.append(package.load_id)
             for t, n in package.row_counts().items():
                 info.row_counts[t] = info.row_counts.get(t, 0) + n
+        return info
+
+    # -- inspection and maintenance (the CLI's `pipeline info|loads|drop|reset`)
+    def resource_states(self) -> Dict[str, Dict[str, Any]]:
+        """{"<source>.<resource>": its state} of the restored state."""
+        out = {}
+        for src, body in self.state.get("sources", {}).items():
+            for res, rstate in body.get("resources", {}).items():
+                out[f"{src}.{res}"] = rstate
+        return out
+
+    def loads(self) -> List[Dict[str, Any]]:
+        """Completed loads of this pipeline's schema, with row counts per table."""
+        loads = destination.list_loads(self.spark, self.dataset_name, self.pipeline_name)
+        tables = list(self.default_schema.tables)
+        counts = destination.count_rows_by_load(self.spark, self.dataset_name, tables)
+        for load in loads:
+            load["row_counts"] = counts.get(load["load_id"], {})
+        return loads
+
+    def reset(self, resources: Optional[List[str]] = None, drop_tables: bool = False) -> LoadInfo:
+        """Wipe the state of `resources` (all when None) in a state-only load; with `drop_tables`, also
+        drop their staging tables (root and child tables)."""
+        info = self.load()
+        self.sync_destination()
+        dropped: List[str] = []
+        for source in self.state.get("sources", {}).values():
+            names = list(source.get("resources", {})) if resources is None else [r for r in resources if r in source.get("resources", {})]
+            for name in names:
+                source["resources"][name] = {}
+        if drop_tables:
+            owned = [t for t, meta in self.default_schema.tables.items() if resources is None or meta.resource in resources]
+            dropped = destination.drop_tables(self.spark, self.dataset_name, owned)
+            for table in owned:
+                self.default_schema.tables.pop(table, None)
+        extractor = Extractor(self.packages, self.dataset_name, self.default_schema, self.state, self.hooks,
+                              default_source=self.pipeline_name)
+        extractor.seal_state()
+        self.load(info)
+        info.row_counts = {f"dropped {t}": 0 for t in dropped}
+        return info
 
 
-def _as_resource(data: Any, table_name: Optional[str]) -> Resource:
-    if isinstance(data, Resource):
-        return data
-    if table_name is None:
-        raise ValueError("table_name is required when data is not a resource")
-    return Resource(data, table_name)
+def as_resources(data: Any, table_name: Optional[str], hints: Dict[str, Any]) -> List[Resource]:
+    """What `run` accepts, as resources with the run's hints applied."""
+    if isinstance(data, Source):
+        resources = data.selected_resources
+    elif isinstance(data, Resource):
+        resources = [data]
+    elif isinstance(data, (list, tuple)) and data and all(isinstance(d, Resource) for d in data):
+        resources = list(data)
+    else:
+        if table_name is None:
+            raise ValueError("table_name is required when data is not a resource")
+        resources = [Resource(data, table_name)]
+    if table_name is not None or any(v is not None for v in hints.values()):
+        if len(resources) > 1 and table_name is not None:
+            raise ValueError("table_name applies to one resource; this data has several")
+        for res in resources:
+            res.apply_hints(table_name=table_name, **hints)
+    return resources
 
 
 def pipeline(

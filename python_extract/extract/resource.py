@@ -1,17 +1,29 @@
-"""dlt-style resources: a generator (or any iterable) of items plus the hints of the table it fills.
+"""dlt-style resources: a generator function (or any iterable) of items plus the hints of its table.
 
-Items are dicts, or lists of dicts (pages), which are flattened. Hints: `table_name`, `primary_key`,
-`merge_key`, `write_disposition` (recorded in the schema for the dbt side; landing always appends),
-`columns` and `max_table_nesting`.
+Items are dicts, lists of dicts (pages, flattened) or Arrow tables. Hints: `table_name` (a string, or a
+function of the item that picks the table per item), `primary_key`, `merge_key`, `write_disposition`
+(`append` | `replace` | `merge`, or dlt's `{"disposition": "merge", "strategy": "upsert"}`; recorded in
+the schema for the dbt side, landing always appends), `columns` (per column: `data_type`, `nullable`,
+`primary_key`, `merge_key`, `hard_delete`, `dedup_sort`), `max_table_nesting`, `incremental`.
+
+A function argument whose default is an `Incremental` or a `DateWindows` is bound at run time to the
+resource's stored state (see extract/extractor.py); an argument defaulting to `config.value` or
+`secrets.value` is read from the config providers (extract/config.py).
 """
 from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+from .config import with_config
+from .incremental import Incremental
+from .windows import DateWindows
 
 Keys = Union[str, Sequence[str], None]
 WRITE_DISPOSITIONS = ("append", "replace", "merge")
+MERGE_STRATEGIES = ("delete-insert", "upsert", "scd2", "insert-only")
+TableName = Union[str, Callable[[Any], str]]
 
 
 def as_key_list(keys: Keys) -> List[str]:
@@ -20,69 +32,123 @@ def as_key_list(keys: Keys) -> List[str]:
     return [keys] if isinstance(keys, str) else list(keys)
 
 
+def split_disposition(name: str, value: Any) -> Tuple[str, Optional[str]]:
+    """`"merge"` -> ("merge", None); `{"disposition": "merge", "strategy": "scd2"}` -> ("merge", "scd2")."""
+    disposition, strategy = (value.get("disposition"), value.get("strategy")) if isinstance(value, dict) else (value, None)
+    if disposition not in WRITE_DISPOSITIONS:
+        raise ValueError(f"resource {name}: write_disposition={value!r}; expected one of {', '.join(WRITE_DISPOSITIONS)}")
+    if strategy is not None and (disposition != "merge" or strategy not in MERGE_STRATEGIES):
+        raise ValueError(f"resource {name}: merge strategy {strategy!r}; expected merge with one of {', '.join(MERGE_STRATEGIES)}")
+    return disposition, strategy
+
+
 class Resource:
-    """An iterable of items with table hints; calling it binds arguments of the wrapped generator."""
+    """An iterable of items with table hints; calling it binds arguments of the wrapped function."""
 
     def __init__(
         self,
         data: Union[Callable[..., Iterable[Any]], Iterable[Any]],
         name: str,
-        table_name: Optional[str] = None,
-        write_disposition: str = "append",
+        table_name: Optional[TableName] = None,
+        write_disposition: Any = "append",
         primary_key: Keys = None,
         merge_key: Keys = None,
         columns: Optional[Dict[str, Dict[str, Any]]] = None,
         max_table_nesting: Optional[int] = None,
+        incremental: Optional[Incremental] = None,
+        section: Optional[str] = None,
     ):
-        if write_disposition not in WRITE_DISPOSITIONS:
-            raise ValueError(
-                f"resource {name}: write_disposition={write_disposition!r}; expected one of {', '.join(WRITE_DISPOSITIONS)}"
-            )
-        self._data = data
+        self.write_disposition, self.merge_strategy = split_disposition(name, write_disposition)
+        self._data = with_config(data, section or name) if callable(data) else data
+        self._args: Tuple[Any, ...] = ()
+        self._kwargs: Dict[str, Any] = {}
         self.name = name
-        self.table_name = table_name or name
-        self.write_disposition = write_disposition
+        self.table_name: TableName = table_name or name
         self.primary_key = as_key_list(primary_key)
         self.merge_key = as_key_list(merge_key)
         self.columns = columns or {}
         self.max_table_nesting = max_table_nesting
+        self.incremental = incremental
+        self.source_name: Optional[str] = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> "Resource":
         if not callable(self._data):
             raise TypeError(f"resource {self.name} wraps data, not a function; it takes no arguments")
-        bound = functools.partial(self._data, *args, **kwargs)
+        clone = self._copy()
+        clone._args, clone._kwargs = args, kwargs
+        return clone
+
+    def _copy(self) -> "Resource":
         clone = Resource.__new__(Resource)
-        clone.__dict__.update(self.__dict__, _data=bound)
+        clone.__dict__.update(self.__dict__)
         return clone
 
     def apply_hints(self, **hints: Any) -> "Resource":
+        """Set hints given as not-None keyword arguments (as dlt's `apply_hints`); returns self."""
         for key in ("primary_key", "merge_key"):
             if hints.get(key) is not None:
                 hints[key] = as_key_list(hints[key])
+        if hints.get("write_disposition") is not None:
+            self.write_disposition, self.merge_strategy = split_disposition(self.name, hints.pop("write_disposition"))
         for key, value in hints.items():
             if value is not None:
                 setattr(self, key, value)
         return self
 
-    def __iter__(self) -> Iterator[Any]:
-        source = self._data() if callable(self._data) else self._data
+    def table_for(self, item: Any) -> str:
+        return self.table_name(item) if callable(self.table_name) else self.table_name
+
+    # -- run-time binding of cursor arguments
+    def cursor_arguments(self) -> Dict[str, Any]:
+        """Arguments of the wrapped function that are `Incremental` or `DateWindows` (given or default)."""
+        if not callable(self._data):
+            return {}
+        try:
+            signature = inspect.signature(self._data)
+        except (TypeError, ValueError):
+            return {}
+        bound = signature.bind_partial(*self._args, **self._kwargs).arguments
+        found = {}
+        for name, param in signature.parameters.items():
+            value = bound.get(name, param.default)
+            if isinstance(value, (Incremental, DateWindows)):
+                found[name] = value
+        return found
+
+    def items(self, **bound: Any) -> Iterator[Any]:
+        """The items, with cursor arguments replaced by `bound`; pages are flattened."""
+        if callable(self._data):
+            kwargs = dict(self._kwargs)
+            if bound:
+                signature = inspect.signature(self._data)
+                arguments = signature.bind_partial(*self._args, **kwargs).arguments
+                arguments.update(bound)
+                source = self._data(**arguments)
+            else:
+                source = self._data(*self._args, **kwargs)
+        else:
+            source = self._data
         for item in source:
             if isinstance(item, list):
                 yield from item
             else:
                 yield item
 
+    def __iter__(self) -> Iterator[Any]:
+        return self.items()
+
 
 def resource(
-    data: Optional[Callable[..., Iterable[Any]]] = None,
+    data: Optional[Any] = None,
     *,
     name: Optional[str] = None,
-    table_name: Optional[str] = None,
-    write_disposition: str = "append",
+    table_name: Optional[TableName] = None,
+    write_disposition: Any = "append",
     primary_key: Keys = None,
     merge_key: Keys = None,
     columns: Optional[Dict[str, Dict[str, Any]]] = None,
     max_table_nesting: Optional[int] = None,
+    incremental: Optional[Incremental] = None,
 ) -> Any:
     """Decorator (or function) making a `Resource` of a generator function or an iterable.
 
@@ -93,8 +159,9 @@ def resource(
     ['Ann']
     """
     def wrap(fn: Any) -> Resource:
-        res_name = name or getattr(fn, "__name__", None) or table_name or "data"
-        res = Resource(fn, res_name, table_name, write_disposition, primary_key, merge_key, columns, max_table_nesting)
+        res_name = name or getattr(fn, "__name__", None) or (table_name if isinstance(table_name, str) else None) or "data"
+        res = Resource(fn, res_name, table_name, write_disposition, primary_key, merge_key, columns,
+                       max_table_nesting, incremental)
         if inspect.isfunction(fn):
             functools.update_wrapper(res, fn, updated=())
         return res

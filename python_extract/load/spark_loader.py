@@ -1,50 +1,40 @@
-"""Load stage: lands a load package's tables into staging tables of the lakehouse, then marks the load
-complete with its `_dlt_loads` row (written last, status 0).
+"""Load stage: lands a load package's tables into staging tables of the lakehouse, then writes its
+state row, then marks the load complete with its `_dlt_loads` row (written last, status 0).
 
-Reads a `LoadPackage`; writes `<dataset>.<table>` (created on first use with the session's table format,
-new columns added as they appear) and `<dataset>._dlt_loads`. A table whose landing may have been
+Reads a `LoadPackage`; writes `<dataset>._dlt_version` (when the schema is new), `<dataset>.<table>`
+(created on first use with the session's table format, new columns added with ALTER TABLE ADD COLUMNS),
+`<dataset>._dlt_pipeline_state` and `<dataset>._dlt_loads`. A table whose landing may have been
 interrupted first loses the rows of this load id, so landing a package twice never duplicates rows.
 Raises `PipelineStepFailed(step='load', load_id, table)`.
 """
 from __future__ import annotations
 
-import datetime as dt
 import logging
+from typing import Optional
 
 from ..errors import PipelineStepFailed
+from ..hooks import Hooks
 from ..lakehouse import session_format
 from ..normalize.schema import spark_type
 from ..packages import LoadPackage, PackageStorage
+from .destination import LOADS_TABLE, STATE_TABLE, VERSION_TABLE, complete_load, ensure_dataset, write_schema_version, write_state
 from .sql import ident, literal, qualified
 
 log = logging.getLogger("sparkload.load")
 
-LOADS_TABLE = "_dlt_loads"
-LOADS_DDL = "`load_id` string, `schema_name` string, `status` bigint, `inserted_at` timestamp, `schema_version_hash` string"
-
-
-def _table_exists(spark, dataset: str, table: str) -> bool:
-    return spark.catalog.tableExists(f"{dataset}.{table}")
-
 
 def _spark_schema(package: LoadPackage, table: str) -> str:
-    columns = package.schema.tables[table].columns
-    return ", ".join(f"{ident(c)} {spark_type(meta['data_type'] or 'text')}" for c, meta in columns.items())
-
-
-def ensure_dataset(spark, dataset: str) -> None:
-    spark.sql(f"create schema if not exists {ident(dataset)}")
-    fmt = session_format(spark)
-    spark.sql(f"create table if not exists {qualified(dataset, LOADS_TABLE)} ({LOADS_DDL}) using {fmt}")
+    columns = package.schema.typed_columns(table)
+    return ", ".join(f"{ident(c)} {spark_type(t)}" for c, t in columns.items())
 
 
 def land_table(spark, package: LoadPackage, table: str) -> None:
     """Append the package's rows of `table`; a retried landing first removes what the attempt wrote."""
     dataset, fmt = package.dataset, session_format(spark)
     name = qualified(dataset, table)
-    df = spark.read.schema(_spark_schema(package, table)).json(str(package.table_file(table)))
-    if not _table_exists(spark, dataset, table):
-        df.limit(0).writeTo(f"{ident(dataset)}.{ident(table)}").using(fmt).create()
+    df = spark.read.schema(_spark_schema(package, table)).parquet(str(package.table_dir(table)))
+    if not spark.catalog.tableExists(f"{dataset}.{table}"):
+        df.limit(0).writeTo(name).using(fmt).create()
     else:
         existing = {f.name for f in spark.table(name).schema.fields}
         new = [f for f in df.schema.fields if f.name not in existing]
@@ -60,35 +50,37 @@ def land_table(spark, package: LoadPackage, table: str) -> None:
         ident(f.name) if f.name in have else f"cast(null as {f.dataType.simpleString()}) as {ident(f.name)}"
         for f in target_fields
     ])
-    aligned.writeTo(f"{ident(dataset)}.{ident(table)}").append()
+    aligned.writeTo(name).append()
 
 
-def complete_load(spark, package: LoadPackage) -> None:
-    """Write the `_dlt_loads` row (status 0): from now on the load is visible to dbt."""
-    loads = qualified(package.dataset, LOADS_TABLE)
-    already = spark.sql(f"select 1 from {loads} where `load_id` = {literal(package.load_id)}").take(1)
-    if already:
-        return
-    schema = package.schema
-    row = [(package.load_id, schema.name, 0, dt.datetime.now(dt.timezone.utc).replace(tzinfo=None), schema.version_hash())]
-    spark.createDataFrame(row, LOADS_DDL).writeTo(loads).append()
-
-
-def load_package(spark, storage: PackageStorage, package: LoadPackage) -> LoadPackage:
-    """Land every table of `package`, then complete it; returns the package, now in loaded/."""
-    ensure_dataset(spark, package.dataset)
-    tables = package.tables()
-    for table in tables:
-        if package.is_landed(table):
-            continue
-        try:
-            land_table(spark, package, table)
-        except Exception as e:  # noqa: BLE001 - rewrapped with the load and table named
-            raise PipelineStepFailed("load", str(e), load_id=package.load_id, table=table) from e
-        package.mark_landed(table)
+def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Optional[Hooks] = None) -> LoadPackage:
+    """Land every table of `package`, then its state row, then complete it; returns the package, now
+    in loaded/."""
+    hooks = hooks or Hooks()
+    dataset, load_id = package.dataset, package.load_id
+    step = VERSION_TABLE
     try:
-        complete_load(spark, package)
-    except Exception as e:  # noqa: BLE001
-        raise PipelineStepFailed("load", str(e), load_id=package.load_id, table=LOADS_TABLE) from e
-    log.info("load %s complete: %s", package.load_id, ", ".join(tables))
+        ensure_dataset(spark, dataset)
+        schema = package.schema
+        write_schema_version(spark, dataset, schema)
+        for table in package.tables():
+            step = table
+            if not package.is_landed(table):
+                land_table(spark, package, table)
+                package.mark_landed(table)
+                hooks.emit("table_landed", package=package, table=table)
+        hooks.emit("tables_landed", package=package)
+        state = package.state
+        if state is not None:
+            step = STATE_TABLE
+            write_state(spark, dataset, load_id, state)
+            hooks.emit("state_written", package=package)
+        step = LOADS_TABLE
+        complete_load(spark, dataset, load_id, schema)
+    except PipelineStepFailed:
+        raise
+    except Exception as e:  # noqa: BLE001 - rewrapped with the load and table named
+        raise PipelineStepFailed("load", f"{type(e).__name__}: {str(e)[:2000]}", load_id=load_id, table=step) from e
+    hooks.emit("load_completed", package=package)
+    log.info("load %s complete: %s", load_id, ", ".join(package.tables()) or "state only")
     return storage.complete(package)

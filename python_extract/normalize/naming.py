@@ -1,24 +1,40 @@
-"""dlt's snake_case naming convention: identifiers of tables and columns, and the nesting separator."""
+"""dlt's snake_case naming convention: identifiers of tables and columns, and the nesting separator.
+
+Steps, as dlt: `+ *` -> `x`, `-` -> `_`, `@` -> `a`, `|` -> `l`; any other run of non `[A-Za-z0-9_]`
+characters -> `_`; camelCase breaks get `_`; lower case; a leading digit gets a `_` prefix; trailing
+`_`s become `x`s; runs of `_` collapse to one (so a name never contains the nesting separator `__`);
+an empty name becomes `_empty`.
+"""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 NESTING = "__"
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_INVALID = re.compile(r"[^a-z0-9_]+")
+_TRANSLATE = str.maketrans({"+": "x", "*": "x", "-": "_", "@": "a", "|": "l"})
+_NON_ALNUM = re.compile(r"[^a-zA-Z0-9_]+")
+_BREAK_1 = re.compile(r"([^_])([A-Z][a-z]+)")
+_BREAK_2 = re.compile(r"([a-z0-9])([A-Z])")
+_UNDERSCORES = re.compile(r"__+")
 
 
+@lru_cache(maxsize=65536)
 def normalize_identifier(name: str) -> str:
-    """`userId` -> `user_id`, `Price (EUR)` -> `price_eur`, `1st` -> `_1st`.
+    """`userId` -> `user_id`, `Price (EUR)` -> `price_eurx`, `1st` -> `_1st`, `a__b` -> `a_b`.
 
     >>> normalize_identifier("userId")
     'user_id'
     """
-    text = _CAMEL.sub("_", str(name).strip()).lower()
-    text = _INVALID.sub("_", text).strip("_") or "_"
+    text = str(name).strip()
+    if not text:
+        return "_empty"
+    text = _NON_ALNUM.sub("_", text.translate(_TRANSLATE))
+    text = _BREAK_2.sub(r"\1_\2", _BREAK_1.sub(r"\1_\2", text)).lower()
     if text[0].isdigit():
         text = "_" + text
-    return text
+    stripped = text.rstrip("_")
+    text = stripped + "x" * (len(text) - len(stripped))
+    return _UNDERSCORES.sub("_", text)
 
 
 def path_name(*parts: str) -> str:

@@ -1,0 +1,188 @@
+"""The extractor: runs resources and streams their items, normalised and typed, into load packages.
+
+For each resource in turn: bind its cursor arguments (`Incremental`, `DateWindows`) to its state,
+iterate its items through the incremental filter (closing the generator early when `row_order`
+allows), normalise each item into root and child rows, type them with the schema and write them to
+the current package. A resource with `write_disposition="replace"` starts from empty state (dlt).
+Date windows seal a package after every window that produced rows, carrying the state after that
+window; everything else goes into one package sealed at the end with the final state. A package is
+sealed only when it has rows or the state changed.
+
+Errors: anything raised while extracting becomes `PipelineStepFailed("extract", ...)` naming the load
+and table; the unsealed package is discarded, packages already sealed stay for the load step.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from typing import Any, Callable, Dict, Iterator, List, Optional
+
+from ..errors import PipelineStepFailed, SparkloadError
+from ..hooks import Hooks
+from ..normalize import Schema, normalize_item
+from ..normalize.naming import normalize_identifier
+from ..packages import LoadPackage, PackageStorage, PackageWriter, new_load_id
+from ..state import State, resource_state, snapshot
+from .incremental import Incremental
+from .resource import Resource
+from .windows import DateWindows, Window
+
+log = logging.getLogger("sparkload.extract")
+PROGRESS_EVERY = 10_000
+
+
+class Extractor:
+    def __init__(self, storage: PackageStorage, dataset: str, schema: Schema, state: State, hooks: Hooks,
+                 default_source: str, batch_rows: Optional[int] = None):
+        self.storage, self.dataset, self.schema, self.state, self.hooks = storage, dataset, schema, state, hooks
+        self.default_source = default_source
+        self.batch_rows = batch_rows
+        self.sealed: List[LoadPackage] = []
+        self._writer: Optional[PackageWriter] = None
+        self._committed = json.dumps(snapshot(state), sort_keys=True)
+
+    @property
+    def writer(self) -> PackageWriter:
+        if self._writer is None:
+            kwargs = {"batch_rows": self.batch_rows} if self.batch_rows else {}
+            self._writer = self.storage.writer(new_load_id(), self.dataset, self.schema, **kwargs)
+        return self._writer
+
+    def extract(self, resources: List[Resource]) -> List[LoadPackage]:
+        """Extract every resource; returns the sealed packages in load order."""
+        try:
+            for res in resources:
+                self._extract_resource(res)
+            self._seal()
+        except BaseException:
+            if self._writer is not None:
+                self._writer.discard()
+                self._writer = None
+            raise
+        return self.sealed
+
+    def _extract_resource(self, res: Resource) -> None:
+        source = res.source_name or self.default_source
+        rstate = resource_state(self.state, source, res.name)
+        if res.write_disposition == "replace":
+            rstate.clear()
+        cursors = res.cursor_arguments()
+        windows = {k: v for k, v in cursors.items() if isinstance(v, DateWindows)}
+        incrementals = {k: v for k, v in cursors.items() if isinstance(v, Incremental)}
+        if len(windows) > 1:
+            raise PipelineStepFailed("extract", f"resource {res.name} has {len(windows)} date_windows arguments; one is supported")
+        if not windows:
+            self._extract_pass(res, rstate, incrementals, {})
+            return
+        (arg, spec), = windows.items()
+        saved = rstate.setdefault("windows", {})
+        for window in spec.windows(saved.get(arg)):
+            rows = self._extract_pass(res, rstate, incrementals, {arg: window})
+            saved[arg] = DateWindows.checkpoint(window)
+            if rows:
+                self._seal()
+
+    def _extract_pass(self, res: Resource, rstate: Dict[str, Any], incrementals: Dict[str, Incremental],
+                      bound: Dict[str, Any]) -> int:
+        """One call of the resource (one window); returns the rows written."""
+        bound_cursors = {k: inc.bind(rstate, res.name, res.primary_key) for k, inc in incrementals.items()}
+        filters = list(bound_cursors.values())
+        if res.incremental is not None:
+            filters.append(res.incremental.bind(rstate, res.name, res.primary_key))
+        writer = self.writer
+        load_id = writer.load_id
+        table = None
+        written = pages = 0
+        try:
+            items = res.items(**bound_cursors, **bound)
+            for item in items:
+                if _is_arrow(item):
+                    table = self._table(res, None)
+                    written += self._write_arrow(writer, res, table, item, filters)
+                    pages += 1
+                elif self._passes(filters, item):
+                    table = self._table(res, item)
+                    written += self._write_item(writer, res, table, item, load_id)
+                if filters and any(f.can_close() for f in filters):
+                    items.close()
+                    break
+                if written and written % PROGRESS_EVERY == 0:
+                    self.hooks.emit("progress", resource=res.name, table=table, rows=written, pages=pages)
+            for f in filters:
+                f.commit()
+        except PipelineStepFailed:
+            raise
+        except SparkloadError as e:
+            raise PipelineStepFailed("extract", str(e), load_id=load_id, table=table or res.name) from e
+        except Exception as e:  # noqa: BLE001 - named with the step, the load and the table
+            raise PipelineStepFailed("extract", f"resource {res.name}: {type(e).__name__}: {e}", load_id=load_id, table=table or res.name) from e
+        self.hooks.emit("progress", resource=res.name, table=table or res.name, rows=written, pages=pages)
+        return written
+
+    @staticmethod
+    def _passes(filters: List[Incremental], item: Any) -> bool:
+        for f in filters:
+            if not f(item):
+                return False
+        return True
+
+    def _table(self, res: Resource, item: Any) -> str:
+        table = normalize_identifier(res.table_for(item) if item is not None else res.table_for({}))
+        if table not in self.schema.tables:
+            meta = self.schema.table(table, write_disposition=res.write_disposition,
+                                     merge_strategy=res.merge_strategy, resource=res.name)
+            for keys, hint in ((res.primary_key, "primary_key"), (res.merge_key, "merge_key")):
+                for key in keys:
+                    self.schema.set_column_hints(table, normalize_identifier(key), {hint: True, "nullable": False})
+            for column, hints in res.columns.items():
+                self.schema.set_column_hints(table, normalize_identifier(column), hints)
+            meta.write_disposition = res.write_disposition
+        return table
+
+    def _write_item(self, writer: PackageWriter, res: Resource, table: str, item: Any, load_id: str) -> int:
+        schema = self.schema
+        tables = schema.tables
+        written = 0
+        for t, row in normalize_item(item, table, load_id, res.max_table_nesting):
+            if t not in tables:
+                schema.table(t, write_disposition=res.write_disposition, parent=t.rsplit("__", 1)[0], resource=res.name)
+            writer.write(t, schema.coerce_row(t, row))
+            if t == table:
+                written += 1
+        return written
+
+    def _write_arrow(self, writer: PackageWriter, res: Resource, table: str, data: Any, filters: List[Incremental]) -> int:
+        from ..normalize.arrow import normalize_arrow
+
+        if filters:
+            import pyarrow as pa
+
+            mask = [self._passes(filters, row) for row in data.to_pylist()]
+            data = data.filter(pa.array(mask, pa.bool_()))
+        if data.num_rows:
+            writer.write_arrow(table, normalize_arrow(data, self.schema, table, writer.load_id))
+        return data.num_rows
+
+    def seal_state(self) -> None:
+        """Seal a package carrying the current state even if it looks unchanged (a reset)."""
+        self._committed = ""
+        self._seal()
+
+    def _seal(self) -> None:
+        current = json.dumps(snapshot(self.state), sort_keys=True)
+        changed = current != self._committed
+        if self._writer is None and not changed:
+            return
+        writer = self.writer
+        self.hooks.emit("extract_done", package_dir=writer.root)
+        package = writer.seal(json.loads(current) if changed else None)
+        self._writer = None
+        self._committed = current
+        if package is not None:
+            self.sealed.append(package)
+            self.hooks.emit("package_sealed", package=package)
+
+
+def _is_arrow(item: Any) -> bool:
+    return type(item).__module__.startswith("pyarrow") and hasattr(item, "num_rows")

@@ -1,0 +1,32 @@
+"""Documented hook points of a pipeline run: callbacks registered with `pipeline.hooks.register`.
+
+    extract_done      (package_dir)         rows of a package are extracted and normalised; not sealed
+    package_sealed    (package)             the package is in normalized/ (state committed locally)
+    table_landed      (package, table)      one table of the package is in its staging table
+    tables_landed     (package)             every table landed; the state row is next
+    state_written     (package)             the `_dlt_pipeline_state` row is written; `_dlt_loads` next
+    load_completed    (package)             the `_dlt_loads` row is written; the package moves to loaded/
+    progress          (resource, table, rows, pages)   every few thousand rows and at the end of a resource
+
+Progress displays (the CLI) and crash tests (a callback that kills its own process) use them.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Callable, Dict, List
+
+EVENTS = ("extract_done", "package_sealed", "table_landed", "tables_landed", "state_written", "load_completed", "progress")
+
+
+class Hooks:
+    def __init__(self) -> None:
+        self._callbacks: Dict[str, List[Callable[..., Any]]] = defaultdict(list)
+
+    def register(self, event: str, callback: Callable[..., Any]) -> None:
+        if event not in EVENTS:
+            raise ValueError(f"unknown hook {event!r}; expected one of {', '.join(EVENTS)}")
+        self._callbacks[event].append(callback)
+
+    def emit(self, event: str, **kwargs: Any) -> None:
+        for callback in self._callbacks.get(event, ()):
+            callback(**kwargs)

@@ -1,0 +1,139 @@
+"""dlt's system tables in a dataset of the lakehouse: written by the load step, read to restore.
+
+    _dlt_loads            load_id, schema_name, status, inserted_at, schema_version_hash   (last, per load)
+    _dlt_version          version, engine_version, inserted_at, schema_name, version_hash, schema
+    _dlt_pipeline_state   version, engine_version, pipeline_name, state, created_at, version_hash,
+                          _dlt_load_id, _dlt_id
+
+Restoring: the state is the newest `_dlt_pipeline_state` row of the pipeline whose load has a row in
+`_dlt_loads` (any status: dbt may advance a status after applying a load; a load without its row never
+completed). The schema is the newest `_dlt_version` row of the schema name. Every write checks first
+that its row is not there yet, so a retried load writes each row once.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any, Dict, List, Optional
+
+from ..lakehouse import session_format
+from ..normalize.schema import ENGINE_VERSION, Schema
+from ..state import State, compress, decompress, state_hash
+from .sql import ident, literal, qualified
+
+LOADS_TABLE = "_dlt_loads"
+VERSION_TABLE = "_dlt_version"
+STATE_TABLE = "_dlt_pipeline_state"
+DDL = {
+    LOADS_TABLE: "`load_id` string, `schema_name` string, `status` bigint, `inserted_at` timestamp, `schema_version_hash` string",
+    VERSION_TABLE: "`version` bigint, `engine_version` bigint, `inserted_at` timestamp, `schema_name` string, `version_hash` string, `schema` string",
+    STATE_TABLE: "`version` bigint, `engine_version` bigint, `pipeline_name` string, `state` string, `created_at` timestamp, `version_hash` string, `_dlt_load_id` string, `_dlt_id` string",
+}
+_ensured: set = set()
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+def _exists(spark, dataset: str, table: str) -> bool:
+    return spark.catalog.tableExists(f"{dataset}.{table}")
+
+
+def ensure_dataset(spark, dataset: str) -> None:
+    """Create the dataset and its system tables once per process."""
+    key = (id(spark), dataset)
+    if key in _ensured and _exists(spark, dataset, LOADS_TABLE):
+        return
+    spark.sql(f"create schema if not exists {ident(dataset)}")
+    fmt = session_format(spark)
+    for table, ddl in DDL.items():
+        spark.sql(f"create table if not exists {qualified(dataset, table)} ({ddl}) using {fmt}")
+    _ensured.add(key)
+
+
+def _append(spark, dataset: str, table: str, row: tuple) -> None:
+    spark.createDataFrame([row], DDL[table]).writeTo(qualified(dataset, table)).append()
+
+
+def _has(spark, dataset: str, table: str, column: str, value: str) -> bool:
+    sql = f"select 1 from {qualified(dataset, table)} where {ident(column)} = {literal(value)} limit 1"
+    return bool(spark.sql(sql).take(1))
+
+
+def write_schema_version(spark, dataset: str, schema: Schema) -> None:
+    version_hash = schema.version_hash()
+    if _has(spark, dataset, VERSION_TABLE, "version_hash", version_hash):
+        return
+    body = json.dumps(schema.to_dict(), sort_keys=True)
+    _append(spark, dataset, VERSION_TABLE, (schema.version, ENGINE_VERSION, _now(), schema.name, version_hash, body))
+
+
+def write_state(spark, dataset: str, load_id: str, state: State) -> None:
+    if _has(spark, dataset, STATE_TABLE, "_dlt_load_id", load_id):
+        return
+    row = (int(float(load_id) * 1e6), ENGINE_VERSION, state["pipeline_name"], compress(state), _now(),
+           state_hash(state), load_id, f"state_{load_id}")
+    _append(spark, dataset, STATE_TABLE, row)
+
+
+def complete_load(spark, dataset: str, load_id: str, schema: Schema) -> None:
+    """Write the `_dlt_loads` row (status 0): from now on the load is visible to dbt."""
+    if _has(spark, dataset, LOADS_TABLE, "load_id", load_id):
+        return
+    _append(spark, dataset, LOADS_TABLE, (load_id, schema.name, 0, _now(), schema.version_hash()))
+
+
+def read_state(spark, dataset: str, pipeline_name: str) -> Optional[Dict[str, Any]]:
+    """The newest state of `pipeline_name` whose load is complete, with its load id; None if none."""
+    if not _exists(spark, dataset, STATE_TABLE) or not _exists(spark, dataset, LOADS_TABLE):
+        return None
+    sql = (
+        f"select s.`state`, s.`_dlt_load_id` from {qualified(dataset, STATE_TABLE)} s "
+        f"where s.`pipeline_name` = {literal(pipeline_name)} and exists (select 1 from {qualified(dataset, LOADS_TABLE)} l "
+        f"where l.`load_id` = s.`_dlt_load_id`) order by s.`_dlt_load_id` desc limit 1"
+    )
+    found = spark.sql(sql).take(1)
+    if not found:
+        return None
+    state = decompress(found[0]["state"])
+    state["_load_id"] = found[0]["_dlt_load_id"]
+    return state
+
+
+def read_schema(spark, dataset: str, schema_name: str) -> Optional[Schema]:
+    if not _exists(spark, dataset, VERSION_TABLE):
+        return None
+    sql = (f"select `schema` from {qualified(dataset, VERSION_TABLE)} where `schema_name` = {literal(schema_name)} "
+           f"order by `version` desc, `inserted_at` desc limit 1")
+    found = spark.sql(sql).take(1)
+    return Schema.from_dict(json.loads(found[0]["schema"])) if found else None
+
+
+def list_loads(spark, dataset: str, schema_name: Optional[str] = None) -> List[Dict[str, Any]]:
+    if not _exists(spark, dataset, LOADS_TABLE):
+        return []
+    where = f" where `schema_name` = {literal(schema_name)}" if schema_name else ""
+    rows = spark.sql(f"select * from {qualified(dataset, LOADS_TABLE)}{where} order by `load_id`").collect()
+    return [r.asDict() for r in rows]
+
+
+def count_rows_by_load(spark, dataset: str, tables: List[str]) -> Dict[str, Dict[str, int]]:
+    """{load_id: {table: rows}} over the given staging tables."""
+    counts: Dict[str, Dict[str, int]] = {}
+    for table in tables:
+        if not _exists(spark, dataset, table):
+            continue
+        sql = f"select `_dlt_load_id` as load_id, count(*) as n from {qualified(dataset, table)} group by `_dlt_load_id`"
+        for r in spark.sql(sql).collect():
+            counts.setdefault(r["load_id"], {})[table] = r["n"]
+    return counts
+
+
+def drop_tables(spark, dataset: str, tables: List[str]) -> List[str]:
+    dropped = []
+    for table in tables:
+        if _exists(spark, dataset, table):
+            spark.sql(f"drop table {qualified(dataset, table)}")
+            dropped.append(table)
+    return dropped

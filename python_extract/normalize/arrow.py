@@ -1,0 +1,77 @@
+"""Arrow tables yielded by resources: columns renamed with the naming convention, struct columns
+flattened to `parent__child`, nested lists stored as JSON text, `_dlt_load_id` and `_dlt_id` added,
+and column types recorded in (or cast to) the schema. Rows are not split into child tables."""
+from __future__ import annotations
+
+import base64
+import json
+import os
+
+from .naming import normalize_identifier, path_name
+from .schema import Schema, arrow_type
+
+
+def _dlt_type(arrow_type_) -> str:
+    import pyarrow as pa
+    import pyarrow.types as t
+
+    if t.is_boolean(arrow_type_):
+        return "bool"
+    if t.is_integer(arrow_type_):
+        return "bigint"
+    if t.is_floating(arrow_type_):
+        return "double"
+    if t.is_decimal(arrow_type_):
+        return "decimal"
+    if t.is_timestamp(arrow_type_):
+        return "timestamp"
+    if t.is_date(arrow_type_):
+        return "date"
+    if t.is_binary(arrow_type_) or t.is_large_binary(arrow_type_):
+        return "binary"
+    if t.is_list(arrow_type_) or t.is_large_list(arrow_type_) or t.is_map(arrow_type_):
+        return "json"
+    return "text" if arrow_type_ != pa.null() else ""
+
+
+def _flat_columns(data):
+    """(name, array) pairs with struct columns flattened and names normalised."""
+    import pyarrow.types as t
+
+    out = []
+    stack = [(normalize_identifier(f.name), data.column(i)) for i, f in enumerate(data.schema)]
+    while stack:
+        name, column = stack.pop(0)
+        if t.is_struct(column.type):
+            for j, field in enumerate(column.type):
+                child = column.combine_chunks().field(j) if hasattr(column, "combine_chunks") else column.field(j)
+                stack.append((path_name(name, normalize_identifier(field.name)), child))
+        else:
+            out.append((name, column))
+    return out
+
+
+def normalize_arrow(data, schema: Schema, table: str, load_id: str):
+    import pyarrow as pa
+
+    columns = schema.table(table).columns
+    names, arrays = [], []
+    for name, column in _flat_columns(data):
+        found = _dlt_type(column.type)
+        if not found:
+            continue
+        if found == "json":
+            column = pa.array([None if v is None else json.dumps(v, default=str) for v in column.to_pylist()], pa.string())
+        meta = columns.setdefault(name, {"nullable": True})
+        known = meta.get("data_type") or found
+        meta["data_type"] = known
+        names.append(name)
+        arrays.append(column.cast(arrow_type(known)))
+    schema._types.pop(table, None)
+    n = data.num_rows
+    ids = [base64.b64encode(os.urandom(10)).decode("ascii")[:14] for _ in range(n)]
+    for name, values in (("_dlt_load_id", pa.array([load_id] * n, pa.string())), ("_dlt_id", pa.array(ids, pa.string()))):
+        columns.setdefault(name, {"nullable": False})["data_type"] = "text"
+        names.append(name)
+        arrays.append(values)
+    return pa.Table.from_arrays(arrays, names=names)
