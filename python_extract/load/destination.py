@@ -30,6 +30,7 @@ DDL = {
     STATE_TABLE: "`version` bigint, `engine_version` bigint, `pipeline_name` string, `state` string, `created_at` timestamp, `version_hash` string, `_dlt_load_id` string, `_dlt_id` string",
 }
 _ensured: set = set()
+_versions_written: set = set()
 
 
 def _now() -> dt.datetime:
@@ -63,23 +64,27 @@ def _has(spark, dataset: str, table: str, column: str, value: str) -> bool:
 
 def write_schema_version(spark, dataset: str, schema: Schema) -> None:
     version_hash = schema.version_hash()
-    if _has(spark, dataset, VERSION_TABLE, "version_hash", version_hash):
+    key = (id(spark), dataset, version_hash)
+    if key in _versions_written or _has(spark, dataset, VERSION_TABLE, "version_hash", version_hash):
+        _versions_written.add(key)
         return
     body = json.dumps(schema.to_dict(), sort_keys=True)
     _append(spark, dataset, VERSION_TABLE, (schema.version, ENGINE_VERSION, _now(), schema.name, version_hash, body))
+    _versions_written.add(key)
 
 
-def write_state(spark, dataset: str, load_id: str, state: State) -> None:
-    if _has(spark, dataset, STATE_TABLE, "_dlt_load_id", load_id):
+def write_state(spark, dataset: str, load_id: str, state: State, retry: bool = True) -> None:
+    """The state row of `load_id`; `retry=False` (no earlier attempt) skips the existence check."""
+    if retry and _has(spark, dataset, STATE_TABLE, "_dlt_load_id", load_id):
         return
     row = (int(float(load_id) * 1e6), ENGINE_VERSION, state["pipeline_name"], compress(state), _now(),
            state_hash(state), load_id, f"state_{load_id}")
     _append(spark, dataset, STATE_TABLE, row)
 
 
-def complete_load(spark, dataset: str, load_id: str, schema: Schema) -> None:
+def complete_load(spark, dataset: str, load_id: str, schema: Schema, retry: bool = True) -> None:
     """Write the `_dlt_loads` row (status 0): from now on the load is visible to dbt."""
-    if _has(spark, dataset, LOADS_TABLE, "load_id", load_id):
+    if retry and _has(spark, dataset, LOADS_TABLE, "load_id", load_id):
         return
     _append(spark, dataset, LOADS_TABLE, (load_id, schema.name, 0, _now(), schema.version_hash()))
 

@@ -73,10 +73,14 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
         state = package.state
         if state is not None:
             step = STATE_TABLE
-            write_state(spark, dataset, load_id, state)
+            retry = package.landing_started(STATE_TABLE)
+            package.mark_landing(STATE_TABLE)
+            write_state(spark, dataset, load_id, state, retry=retry)
             hooks.emit("state_written", package=package)
         step = LOADS_TABLE
-        complete_load(spark, dataset, load_id, schema)
+        retry = package.landing_started(LOADS_TABLE)
+        package.mark_landing(LOADS_TABLE)
+        complete_load(spark, dataset, load_id, schema, retry=retry)
     except PipelineStepFailed:
         raise
     except Exception as e:  # noqa: BLE001 - rewrapped with the load and table named

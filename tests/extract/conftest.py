@@ -1,0 +1,47 @@
+"""Helpers for the extractor's scenario tests: a pipeline per test (its own staging dataset and working
+directory on the shared lakehouse), and readers of staging tables and stored state."""
+from __future__ import annotations
+
+from typing import Any, List, Tuple
+
+import pytest
+
+import python_extract as sl
+
+
+@pytest.fixture
+def make_pipeline(lakehouse, names, tmp_path):
+    """A pipeline of this test; `fresh=True` gives it an empty working directory (a new machine)."""
+    made = {"n": 0}
+
+    def make(fresh: bool = False, name: str = None) -> sl.Pipeline:
+        made["n"] += fresh
+        return sl.pipeline(pipeline_name=name or names.staging, dataset_name=names.staging, lakehouse=lakehouse,
+                           pipelines_dir=str(tmp_path / f"pipelines_{made['n']}"))
+
+    return make
+
+
+@pytest.fixture
+def pipe(make_pipeline) -> sl.Pipeline:
+    return make_pipeline()
+
+
+def staged(pipe: sl.Pipeline, table: str, *columns: str) -> List[Tuple[Any, ...]]:
+    """Rows of a staging table as sorted tuples of `columns`."""
+    cols = ", ".join(f"`{c}`" for c in columns)
+    rows = pipe.spark.sql(f"select {cols} from `{pipe.dataset_name}`.`{table}`").collect()
+    return sorted(tuple(r) for r in rows)
+
+
+def cursor(pipe: sl.Pipeline, resource: str, path: str, source: str = None) -> Any:
+    """The stored last value of a resource's cursor, as restored from the destination."""
+    pipe.sync_destination()
+    rstate = pipe.state["sources"][source or pipe.pipeline_name]["resources"][resource]
+    return rstate["incremental"][path]["last_value"]
+
+
+def loads(pipe: sl.Pipeline) -> List[str]:
+    if not pipe.spark.catalog.tableExists(f"{pipe.dataset_name}._dlt_loads"):
+        return []
+    return [r["load_id"] for r in pipe.spark.sql(f"select load_id from `{pipe.dataset_name}`._dlt_loads order by load_id").collect()]
