@@ -3,6 +3,12 @@ in-process (dbtRunner) on that session against integration_tests/.
 
 Each test gets its own staging dataset and target schema (`names` fixture), so tests never see each
 other's tables although they share the lakehouse.
+
+Every test that uses the `dbt` fixture runs once per dbt target of integration_tests/profiles.yml:
+`embedded` (the sparkload adapter in this process) and `thrift` (`type: spark`, the package alone, over
+a Spark Thrift server on the same lakehouse, started once per run). `@pytest.mark.dbt_targets(...)`
+names the targets a test supports instead; `--dbt-targets embedded` (or SPARKLOAD_DBT_TARGETS) limits a
+run to some targets.
 """
 from __future__ import annotations
 
@@ -18,6 +24,32 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 INTEGRATION = REPO / "integration_tests"
 _counter = itertools.count(1)
+DBT_TARGETS = ("embedded", "thrift")
+SERVER_TARGETS = ("thrift", "sparkload_thrift")  # reach the lakehouse through the `thrift_server` fixture
+
+from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared by every test folder)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--dbt-targets", default=os.environ.get("SPARKLOAD_DBT_TARGETS"),
+                     help=f"comma-separated dbt targets to run dbt tests on (default: {','.join(DBT_TARGETS)})")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "dbt_targets(*names): the dbt targets a test runs on (default: embedded, thrift)")
+
+
+def pytest_generate_tests(metafunc):
+    if "dbt" not in metafunc.fixturenames:
+        return
+    marker = metafunc.definition.get_closest_marker("dbt_targets")
+    supported = marker.args if marker else DBT_TARGETS
+    chosen = metafunc.config.getoption("--dbt-targets")
+    selected = [t for t in supported if not chosen or t in chosen.split(",")]
+    params = [pytest.param(t, id=t) for t in selected] or [pytest.param(
+        supported[0], id=supported[0],
+        marks=pytest.mark.skip(reason=f"runs on dbt targets {', '.join(supported)}; --dbt-targets selected {chosen}"))]
+    metafunc.parametrize("dbt_target", params, indirect=True)
 
 
 @pytest.fixture(scope="session")
@@ -51,10 +83,13 @@ def names(request) -> Names:
 
 
 class Dbt:
-    """Runs dbt commands of integration_tests/ in this process, on the shared SparkSession."""
+    """Runs dbt commands of integration_tests/ in this process: on the shared SparkSession (target
+    `embedded`) or through the thrift server over the same lakehouse (`thrift`, `sparkload_thrift`)."""
 
-    def __init__(self, names: Names):
+    def __init__(self, names: Names, target: str = "embedded", vars: Optional[Dict[str, Any]] = None):
         self.names = names
+        self.target = target
+        self.target_vars = vars or {}
         self.logs: List[str] = []
 
     def invoke(self, *args: str, vars: Optional[Dict[str, Any]] = None, expect_success: bool = True):
@@ -62,9 +97,9 @@ class Dbt:
         from dbt.cli.main import dbtRunner
 
         os.environ["SPARKLOAD_TARGET_SCHEMA"] = self.names.target
-        all_vars = {"staging_dataset": self.names.staging, **(vars or {})}
+        all_vars = {"staging_dataset": self.names.staging, **self.target_vars, **(vars or {})}
         cli = [*args, "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION),
-               "--vars", yaml.safe_dump(all_vars)]
+               "--target", self.target, "--vars", yaml.safe_dump(all_vars)]
         events: List[str] = []
         result = dbtRunner(callbacks=[lambda e: events.append(e.info.msg)]).invoke(cli)
         self.logs.extend(events)
@@ -86,8 +121,19 @@ def dbt_deps(spark):
 
 
 @pytest.fixture
-def dbt(dbt_deps, names) -> Dbt:
-    return Dbt(names)
+def dbt_target(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def dbt(dbt_deps, names, dbt_target, spark, request) -> Dbt:
+    if dbt_target not in SERVER_TARGETS:
+        return Dbt(names, dbt_target)
+    from python_extract.lakehouse import session_format
+
+    request.getfixturevalue("thrift_server")
+    # over the wire the package cannot ask the lakehouse its format: the project says it, as users do
+    return Dbt(names, dbt_target, vars={"sparkload_file_format": session_format(spark)})
 
 
 def rows(spark, sql: str, *, drop=("_dlt_id", "_dlt_load_id")) -> List[Dict[str, Any]]:

@@ -2,6 +2,8 @@
 on the real embedded lakehouse (Iceberg here; Delta when its jars are present)."""
 from __future__ import annotations
 
+import pytest
+
 import python_extract as sl
 from python_extract.load import land_table
 from python_extract.load.spark_loader import ensure_dataset
@@ -89,6 +91,7 @@ def test_dbt_run__ignores_a_load_without_its_dlt_loads_row(spark, lakehouse, nam
     assert rows(spark, final) == [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bobby"}, {"id": 3, "name": "Cid"}]
 
 
+@pytest.mark.dbt_targets("embedded")  # the embedded method's own log line
 def test_dbt_debug__passes_with_embedded_method_and_logs_the_format(spark, dbt):
     from python_extract.lakehouse import session_format
 

@@ -68,7 +68,6 @@ def spark_conf(config: LakehouseConfig, choice: FormatChoice) -> Dict[str, str]:
         "spark.sql.shuffle.partitions": "4",
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
-        "spark.driver.extraJavaOptions": f"-Dderby.system.home={home}",
         FORMAT_CONF: choice.table_format,
     }
     if choice.jars:
@@ -80,6 +79,8 @@ def spark_conf(config: LakehouseConfig, choice: FormatChoice) -> Dict[str, str]:
             "spark.sql.extensions": DELTA_EXTENSION,
             "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
             "spark.sql.catalogImplementation": "hive",
+            # the metastore's Derby only: set on Iceberg lakehouses it broke the thrift server's execution Derby
+            "spark.driver.extraJavaOptions": f"-Dderby.system.home={home}",
             "spark.hadoop.javax.jdo.option.ConnectionURL":
                 f"jdbc:derby:;databaseName={config.metastore};create=true",
         })

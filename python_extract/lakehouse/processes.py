@@ -1,0 +1,176 @@
+"""Long-running Spark JVMs started from pyspark's own scripts (`bin/spark-submit`, `bin/spark-class`):
+the thrift server (`serve.py`) and the standalone master and workers (`cluster.py`).
+
+Each runs in its own process group with its output in a log file, dies with the process that started
+it (Linux), is ready when its port accepts connections, and stops with its whole group: SIGTERM,
+then SIGKILL after a grace period. `stop` verifies that nothing of the group is left and that the
+port is free again.
+
+Errors: `SparkProcessError` naming the process, with the tail of its log.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence
+
+from .jars import pyspark_jars_dir
+
+LOOPBACK = "127.0.0.1"
+_PR_SET_PDEATHSIG = 1
+
+
+class SparkProcessError(RuntimeError):
+    """A Spark process did not start, died, or did not stop."""
+
+
+def spark_home() -> Path:
+    """pyspark's installation, which is a complete Spark distribution (bin/, jars/)."""
+    return pyspark_jars_dir().parent
+
+
+def spark_script(name: str) -> str:
+    return str(spark_home() / "bin" / name)
+
+
+def free_port(host: str = LOOPBACK) -> int:
+    """A port nobody listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
+    """True when something accepts connections on host:port."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def conf_args(conf: Mapping[str, str]) -> List[str]:
+    """`--conf key=value` pairs for spark-submit."""
+    args: List[str] = []
+    for key, value in conf.items():
+        args += ["--conf", f"{key}={value}"]
+    return args
+
+
+def _die_with_parent() -> None:
+    # runs in the child before exec: the JVM gets SIGTERM when the starting process dies, even by SIGKILL
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+class SparkProcess:
+    """One Spark JVM in its own process group, logging to `log`."""
+
+    def __init__(self, name: str, cmd: Sequence[str], log: Path, env: Optional[Dict[str, str]] = None,
+                 cwd: Optional[Path] = None):
+        self.name = name
+        self.log = log
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "ab") as out:
+            self.popen = subprocess.Popen(
+                list(cmd), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                cwd=str(cwd or log.parent), env={**os.environ, **(env or {})}, start_new_session=True,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )
+        self.pgid = self.popen.pid
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def group_alive(self) -> bool:
+        """True while the leader runs or another live process of the group exists (zombies do not count)."""
+        if self.popen.poll() is None:
+            return True
+        if Path("/proc/self/stat").is_file():
+            return _group_has_members(self.pgid)
+        try:
+            os.killpg(self.pgid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def wait_for_port(self, host: str, port: int, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.popen.poll() is not None:
+                raise SparkProcessError(
+                    f"{self.name} exited with code {self.popen.returncode} before listening on {host}:{port}; "
+                    f"log {self.log}:\n{self.log_tail()}"
+                )
+            if port_open(host, port):
+                return
+            time.sleep(0.3)
+        raise SparkProcessError(f"{self.name} did not listen on {host}:{port} within {timeout:.0f} s; log {self.log}:\n{self.log_tail()}")
+
+    def stop(self, grace: float = 30.0, ports: Sequence[int] = (), host: str = LOOPBACK) -> None:
+        """Stop the whole group (SIGTERM, then SIGKILL after `grace` s); raise unless it and its ports are gone."""
+        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10.0)):
+            if not self.group_alive():
+                break
+            try:
+                os.killpg(self.pgid, sig)
+            except ProcessLookupError:
+                break
+            deadline = time.monotonic() + wait
+            while self.group_alive() and time.monotonic() < deadline:
+                time.sleep(0.2)
+        if self.group_alive():
+            raise SparkProcessError(f"{self.name} (process group {self.pgid}) survived SIGKILL")
+        # the kernel closes a dead JVM's sockets a moment after its last thread exits
+        deadline = time.monotonic() + 10.0
+        busy = [p for p in ports if port_open(host, p)]
+        while busy and time.monotonic() < deadline:
+            time.sleep(0.2)
+            busy = [p for p in busy if port_open(host, p)]
+        if busy:
+            raise SparkProcessError(f"{self.name} stopped but ports {busy} on {host} still accept connections")
+
+
+def _group_has_members(pgid: int) -> bool:
+    """Whether a live (non-zombie) process of group `pgid` exists, read from /proc."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def run_until_interrupted(handle) -> int:
+    """Block on `handle.wait()` until it returns or SIGINT/SIGTERM arrives, then always `handle.stop()`.
+
+    The exit code of a foreground command: 0 when interrupted, else the code the process exited with.
+    """
+    def _interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        return handle.wait()
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        handle.stop()

@@ -1,0 +1,121 @@
+"""The Spark Thrift JDBC/ODBC server (HiveThriftServer2) over the lakehouse, for dbt's `method: thrift`.
+
+`start_thrift_server(config, host, port)` launches pyspark's own
+`spark-submit --class org.apache.spark.sql.hive.thriftserver.HiveThriftServer2` with the lakehouse's
+Spark settings (`session.spark_conf`: warehouse, catalog, table format, master, extra conf), so the
+server sees exactly the tables the extractor and the embedded adapter see. It returns once the server
+answers a query; `ThriftServer.stop()` ends its process group and checks the port is free.
+
+What the server needs beyond `spark_conf`:
+- the format jars on the driver class path too: the server resolves the catalog on its session
+  threads, whose class loader does not see `spark.jars`;
+- the catalog's `default` namespace: PyHive (dbt-spark's thrift client) runs `USE default` on connect;
+- its operation logs and working files under `run_dir`.
+`spark.sql.catalogImplementation=in-memory` (the Iceberg lakehouse) works: no Hive metastore is used.
+
+Errors: `SparkProcessError` (did not start, died, did not stop), `LakehouseConfigError` (jars).
+"""
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Optional
+
+from .config import LakehouseConfig
+from .processes import LOOPBACK, SparkProcess, SparkProcessError, conf_args, free_port, spark_script
+from .session import choose_format, spark_conf
+
+THRIFT_SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
+DEFAULT_PORT = 10000
+
+
+@dataclass
+class ThriftServer:
+    host: str
+    port: int
+    catalog: str
+    process: SparkProcess
+
+    @property
+    def log(self) -> Path:
+        return self.process.log
+
+    def wait(self) -> int:
+        """Block until the server exits by itself; its exit code."""
+        return self.process.popen.wait()
+
+    def stop(self) -> None:
+        self.process.stop(ports=[self.port], host=self.host)
+
+    def __enter__(self) -> "ThriftServer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def thrift_server_conf(config: LakehouseConfig) -> Dict[str, str]:
+    """The server's Spark settings: the lakehouse's, plus what the server needs (module docstring)."""
+    conf = spark_conf(config, choose_format(config))
+    if conf.get("spark.jars"):
+        conf["spark.driver.extraClassPath"] = conf["spark.jars"].replace(",", ":")
+    conf["spark.app.name"] = f"{config.app_name} thrift server"
+    conf.update(config.spark_conf)
+    return conf
+
+
+def start_thrift_server(
+    config: LakehouseConfig,
+    host: str = LOOPBACK,
+    port: Optional[int] = None,
+    run_dir: Optional[Path] = None,
+    timeout: float = 180.0,
+) -> ThriftServer:
+    """Start the thrift server over `config`'s lakehouse on host:port (a free port when None).
+
+    >>> with start_thrift_server(LakehouseConfig.from_env(home="/data/lake"), port=10000) as server:
+    ...     pass   # dbt profile: type spark, method thrift, host 127.0.0.1, port 10000
+    """
+    port = port or free_port(host)
+    run_dir = Path(run_dir or tempfile.mkdtemp(prefix=f"sparkload-thrift-{port}-"))
+    conf = thrift_server_conf(config)
+    config.home.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        spark_script("spark-submit"), "--class", THRIFT_SERVER_CLASS, *conf_args(conf), "spark-internal",
+        "--hiveconf", f"hive.server2.thrift.bind.host={host}",
+        "--hiveconf", f"hive.server2.thrift.port={port}",
+        "--hiveconf", f"hive.server2.logging.operation.log.location={run_dir / 'operation_logs'}",
+    ]
+    env = {"SPARK_LOCAL_IP": host} if host == LOOPBACK else {}
+    process = SparkProcess(f"thrift server on {host}:{port}", cmd, run_dir / "thrift-server.log", env=env, cwd=run_dir)
+    server = ThriftServer(host, port, conf.get("spark.sql.defaultCatalog", "spark_catalog"), process)
+    try:
+        process.wait_for_port(host, port, timeout)
+        _ensure_default_namespace(server, timeout=60.0)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+def _ensure_default_namespace(server: ThriftServer, timeout: float) -> None:
+    """Create `default` in the server's default catalog; this is also the first real query it answers."""
+    from pyhive import hive
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            # `USE <catalog>` (PyHive's connect) switches to the catalog without needing a namespace
+            with hive.connect(host=server.host, port=server.port, database=server.catalog) as conn:
+                cursor = conn.cursor()
+                cursor.execute("create namespace if not exists `default`")
+                cursor.close()
+            return
+        except Exception as e:  # noqa: BLE001 - retried until the deadline, then reported with the log
+            if server.process.popen.poll() is not None or time.monotonic() > deadline:
+                raise SparkProcessError(
+                    f"{server.process.name} does not answer queries: {e}; log {server.log}:\n{server.process.log_tail()}"
+                ) from e
+            time.sleep(1.0)
