@@ -4,6 +4,7 @@ in the library imports it.
     sparkload lakehouse setup [--table-format iceberg]   cache the jars the format needs offline
     sparkload lakehouse check [--table-format delta]     say which format a session would get, and why
     sparkload demo [--home DIR]                          sample data -> extractor -> dbt run -> final table
+    sparkload run TARGET | sparkload pipeline {info,loads,reset,drop} NAME   the extractor (cli_pipeline.py)
     sparkload lakehouse serve [--port 10000]             the Spark Thrift server over the lakehouse (foreground)
     sparkload cluster start [--workers 2]                a Spark standalone master + workers on this machine (foreground)
 """
@@ -14,6 +15,7 @@ import logging
 import sys
 from typing import List, Optional
 
+from .cli_pipeline import add_pipeline_commands
 from .lakehouse import LakehouseConfig, LakehouseConfigError
 from .lakehouse.processes import SparkProcessError
 
@@ -112,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     start.add_argument("--memory", default="1g", help="executor memory per worker (default 1g)")
     start.add_argument("--run-dir", help="log and work directory (default: a new temporary one)")
     start.set_defaults(func=_cmd_cluster_start)
+    add_pipeline_commands(sub, _lakehouse_args)
     demo = sub.add_parser("demo", help="bundled sample data -> extractor -> dbt run -> final table")
     _lakehouse_args(demo)
     demo.set_defaults(func=_cmd_demo)

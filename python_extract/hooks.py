@@ -6,7 +6,8 @@
     tables_landed     (package)             every table landed; the state row is next
     state_written     (package)             the `_dlt_pipeline_state` row is written; `_dlt_loads` next
     load_completed    (package)             the `_dlt_loads` row is written; the package moves to loaded/
-    progress          (resource, table, rows, pages)   every few thousand rows and at the end of a resource
+    progress          (resource, tables, rows, pages)  every 10,000 rows or 100 pages and at the end of a
+                                                    resource pass; `tables` = rows so far per table
 
 Progress displays (the CLI) and crash tests (a callback that kills its own process) use them.
 """

@@ -8,6 +8,7 @@ Errors: `PipelineStepFailed` naming the step, the load id and the table.
 from __future__ import annotations
 
 import gc
+import json
 import logging
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from .packages import LoadPackage, PackageStorage
 from .state import State, new_state
 
 log = logging.getLogger("sparkload.pipeline")
+PIPELINE_FILE = "pipeline.json"
 
 
 @dataclass
@@ -92,6 +94,7 @@ class Pipeline:
     ) -> LoadInfo:
         """Land what earlier runs left pending, restore state, then extract, normalize and load `data`."""
         info = LoadInfo(self.pipeline_name, self.dataset_name)
+        self._remember()
         self.load(info)
         resources = as_resources(data, table_name, dict(
             write_disposition=write_disposition, primary_key=primary_key, merge_key=merge_key,
@@ -103,6 +106,11 @@ class Pipeline:
             self.load(info)
         log.info("%s", info)
         return info
+
+    def _remember(self) -> None:
+        """Note the dataset in the working directory, so `sparkload pipeline NAME ...` finds it."""
+        self.working_dir.mkdir(parents=True, exist_ok=True)
+        (self.working_dir / PIPELINE_FILE).write_text(json.dumps({"dataset_name": self.dataset_name}))
 
     def sync_destination(self) -> None:
         """Take state and schema from the destination: the newest complete load's (a new machine with
@@ -208,8 +216,12 @@ def pipeline(
     """A pipeline writing into `dataset_name` (default `<pipeline_name>_dataset`, as dlt).
 
     `lakehouse` (or keyword settings such as `home=` and `table_format=`) picks the lakehouse;
-    load packages live under `pipelines_dir` (default `<lakehouse home>/pipelines`).
+    load packages live under `pipelines_dir` (default `<lakehouse home>/pipelines`). Without
+    `dataset_name`, the dataset of the pipeline's last run on this machine is used, if any.
     """
     config = lakehouse or LakehouseConfig.from_env(**lakehouse_settings)
     base = Path(pipelines_dir) if pipelines_dir else config.home / "pipelines"
+    remembered = base / pipeline_name / PIPELINE_FILE
+    if dataset_name is None and remembered.exists():
+        dataset_name = json.loads(remembered.read_text())["dataset_name"]
     return Pipeline(pipeline_name, dataset_name or f"{pipeline_name}_dataset", config, base)

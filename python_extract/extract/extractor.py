@@ -93,22 +93,28 @@ class Extractor:
         writer = self.writer
         load_id = writer.load_id
         table = None
-        written = pages = 0
+        written = pages = reported = 0
         try:
-            items = res.items(**bound_cursors, **bound)
-            for item in items:
-                if _is_arrow(item):
-                    table = self._table(res, None)
-                    written += self._write_arrow(writer, res, table, item, filters)
-                    pages += 1
-                elif self._passes(filters, item):
-                    table = self._table(res, item)
-                    written += self._write_item(writer, res, table, item, load_id)
-                if filters and any(f.can_close() for f in filters):
-                    items.close()
+            pages_iter = res.pages(**bound_cursors, **bound)
+            for page in pages_iter:
+                pages += 1
+                closing = False
+                for item in page if isinstance(page, list) else (page,):
+                    if _is_arrow(item):
+                        table = self._table(res, None)
+                        written += self._write_arrow(writer, res, table, item, filters)
+                    elif self._passes(filters, item):
+                        table = self._table(res, item)
+                        written += self._write_item(writer, res, table, item, load_id)
+                    if filters and any(f.can_close() for f in filters):
+                        closing = True
+                        break
+                if closing:
+                    getattr(pages_iter, "close", lambda: None)()
                     break
-                if written and written % PROGRESS_EVERY == 0:
-                    self.hooks.emit("progress", resource=res.name, table=table, rows=written, pages=pages)
+                if pages % 100 == 0 or written - reported >= PROGRESS_EVERY:
+                    reported = written
+                    self.hooks.emit("progress", resource=res.name, tables=dict(writer.counts), rows=written, pages=pages)
             for f in filters:
                 f.commit()
         except PipelineStepFailed:
@@ -117,7 +123,7 @@ class Extractor:
             raise PipelineStepFailed("extract", str(e), load_id=load_id, table=table or res.name) from e
         except Exception as e:  # noqa: BLE001 - named with the step, the load and the table
             raise PipelineStepFailed("extract", f"resource {res.name}: {type(e).__name__}: {e}", load_id=load_id, table=table or res.name) from e
-        self.hooks.emit("progress", resource=res.name, table=table or res.name, rows=written, pages=pages)
+        self.hooks.emit("progress", resource=res.name, tables=dict(writer.counts), rows=written, pages=pages)
         return written
 
     @staticmethod

@@ -115,24 +115,24 @@ class Resource:
                 found[name] = value
         return found
 
+    def pages(self, **bound: Any) -> Iterator[Any]:
+        """What the resource yields (items, lists of items or Arrow tables), with cursor arguments
+        replaced by `bound`."""
+        if not callable(self._data):
+            return iter(self._data)
+        if not bound:
+            return iter(self._data(*self._args, **self._kwargs))
+        arguments = inspect.signature(self._data).bind_partial(*self._args, **self._kwargs).arguments
+        arguments.update(bound)
+        return iter(self._data(**arguments))
+
     def items(self, **bound: Any) -> Iterator[Any]:
-        """The items, with cursor arguments replaced by `bound`; pages are flattened."""
-        if callable(self._data):
-            kwargs = dict(self._kwargs)
-            if bound:
-                signature = inspect.signature(self._data)
-                arguments = signature.bind_partial(*self._args, **kwargs).arguments
-                arguments.update(bound)
-                source = self._data(**arguments)
+        """The items, pages flattened."""
+        for page in self.pages(**bound):
+            if isinstance(page, list):
+                yield from page
             else:
-                source = self._data(*self._args, **kwargs)
-        else:
-            source = self._data
-        for item in source:
-            if isinstance(item, list):
-                yield from item
-            else:
-                yield item
+                yield page
 
     def __iter__(self) -> Iterator[Any]:
         return self.items()

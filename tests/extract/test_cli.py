@@ -1,0 +1,124 @@
+"""The `sparkload` extractor commands, run in-process on the shared session (`cli.main`): run from a
+module or a pipeline YAML, progress and summary, pipeline info/loads/reset/drop, exit codes."""
+from __future__ import annotations
+
+import argparse
+import textwrap
+
+import pytest
+
+from python_extract import cli
+
+SOURCE = """
+import python_extract as sl
+
+@sl.source
+def shop(rows: int = 3, fail: bool = False):
+    @sl.resource(primary_key="id")
+    def orders(ts=sl.incremental("ts")):
+        if fail:
+            raise RuntimeError("the API answered 503")
+        yield [{"id": n, "ts": n, "lines": [{"sku": "A"}]} for n in range(rows)]
+
+    @sl.resource
+    def users():
+        yield {"id": 1}
+
+    return orders, users
+"""
+
+
+@pytest.fixture
+def target(tmp_path, names):
+    module = tmp_path / f"src_{names.staging}.py"
+    module.write_text(SOURCE)
+    return f"{module}:shop"
+
+
+def _main(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _common(names, tmp_path):
+    return ["--dataset-name", names.staging, "--pipelines-dir", str(tmp_path / "pipelines")]
+
+
+def test_help__documents_every_command_and_option():
+    def walk(parser):
+        yield parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from walk(sub)
+
+    parsers = list(walk(cli.build_parser()))
+    names = {p.prog for p in parsers}
+    assert {"sparkload run", "sparkload pipeline info", "sparkload pipeline loads", "sparkload pipeline reset",
+            "sparkload pipeline drop"} <= names
+    for parser in parsers:
+        if parser.prog.startswith(("sparkload run", "sparkload pipeline")):
+            undocumented = [a.dest for a in parser._actions if not a.help]
+            assert undocumented == [], f"{parser.prog}: options without help: {undocumented}"
+            assert parser.format_help()
+
+
+def test_run__lands_a_source_and_prints_progress_and_a_summary(capsys, names, tmp_path, target, spark):
+    code, out, err = _main(capsys, "run", target, "--pipeline-name", names.staging, "--arg", "rows=4", *_common(names, tmp_path))
+    assert code == 0, err
+    assert f"pipeline {names.staging}: 1 load(s) into {names.staging}" in out
+    assert "(9 rows: orders 4, orders__lines 4, users 1)" in out
+    assert "[####################] 3/3 tables" in err and "complete" in err
+    assert spark.sql(f"select count(*) c from {names.staging}.orders").first()["c"] == 4
+
+
+def test_run__from_a_pipeline_yaml_selects_resources_and_passes_args(capsys, names, tmp_path, target, spark):
+    spec = tmp_path / "pipeline.yaml"
+    spec.write_text(textwrap.dedent(f"""
+        pipeline_name: {names.staging}
+        dataset_name: {names.staging}
+        pipelines_dir: {tmp_path / 'pipelines'}
+        source: {target}
+        args: {{rows: 2}}
+        resources: [orders]
+    """))
+    code, out, err = _main(capsys, "run", str(spec), "--no-progress")
+    assert code == 0, err
+    assert "(4 rows: orders 2, orders__lines 2)" in out and err == ""
+    assert not spark.catalog.tableExists(f"{names.staging}.users")
+
+
+def test_pipeline_info_and_loads__show_cursors_and_loads_with_row_counts(capsys, names, tmp_path, target):
+    _main(capsys, "run", target, "--pipeline-name", names.staging, "--no-progress", *_common(names, tmp_path))
+    code, out, _ = _main(capsys, "pipeline", "info", names.staging, *_common(names, tmp_path))
+    assert code == 0
+    assert "shop.orders" in out and "cursor ts: last_value 2" in out and "pending packages: none" in out
+    code, out, _ = _main(capsys, "pipeline", "loads", names.staging, *_common(names, tmp_path))
+    assert code == 0 and "status 0" in out and "orders 3, orders__lines 3, users 1" in out
+
+
+def test_pipeline_reset_and_drop__wipe_state_and_on_request_tables(capsys, names, tmp_path, target, spark):
+    common = _common(names, tmp_path)
+    _main(capsys, "run", target, "--pipeline-name", names.staging, "--no-progress", *common)
+    code, out, _ = _main(capsys, "pipeline", "drop", names.staging, "--resource", "orders", "--drop-tables", *common)
+    assert code == 0 and "state of orders wiped" in out and "dropped orders__lines" in out
+    assert not spark.catalog.tableExists(f"{names.staging}.orders")
+    assert spark.catalog.tableExists(f"{names.staging}.users")
+    code, out, _ = _main(capsys, "run", target, "--pipeline-name", names.staging, "--no-progress", *common)
+    assert "orders 3" in out                                   # reloaded from scratch
+    code, out, _ = _main(capsys, "pipeline", "reset", names.staging, *common)
+    assert code == 0 and "state of every resource wiped" in out
+    _, out, _ = _main(capsys, "pipeline", "info", names.staging, *common)
+    assert "(empty: reset)" in out
+    code, _, err = _main(capsys, "pipeline", "drop", names.staging, *common)
+    assert code == 2 and "needs --resource" in err
+
+
+def test_failures__print_one_line_and_exit_non_zero(capsys, names, tmp_path, target):
+    common = _common(names, tmp_path)
+    code, _, err = _main(capsys, "run", target, "--pipeline-name", names.staging, "--arg", "fail=true", "--no-progress", *common)
+    assert code == 1
+    assert err.count("\n") == 1 and err.startswith("sparkload: extract step failed load") and "the API answered 503" in err
+    code, _, err = _main(capsys, "run", "no_such_module:shop", *common)
+    assert code == 2 and err.startswith("sparkload: target 'no_such_module:shop'") and err.count("\n") == 1
