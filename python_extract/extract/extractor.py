@@ -25,7 +25,7 @@ from ..normalize.naming import normalize_identifier
 from ..packages import LoadPackage, PackageStorage, PackageWriter, new_load_id
 from ..state import State, resource_state, snapshot
 from .incremental import Incremental
-from .resource import Resource
+from .resource import Resource, ResourceState
 from .windows import DateWindows, Window
 
 log = logging.getLogger("sparkload.extract")
@@ -70,15 +70,16 @@ class Extractor:
         cursors = res.cursor_arguments()
         windows = {k: v for k, v in cursors.items() if isinstance(v, DateWindows)}
         incrementals = {k: v for k, v in cursors.items() if isinstance(v, Incremental)}
+        states = {k: rstate.setdefault("custom", {}) for k, v in cursors.items() if isinstance(v, ResourceState)}
         if len(windows) > 1:
             raise PipelineStepFailed("extract", f"resource {res.name} has {len(windows)} date_windows arguments; one is supported")
         if not windows:
-            self._extract_pass(res, rstate, incrementals, {})
+            self._extract_pass(res, rstate, incrementals, dict(states))
             return
         (arg, spec), = windows.items()
         saved = rstate.setdefault("windows", {})
         for window in spec.windows(saved.get(arg)):
-            rows = self._extract_pass(res, rstate, incrementals, {arg: window})
+            rows = self._extract_pass(res, rstate, incrementals, {**states, arg: window})
             saved[arg] = DateWindows.checkpoint(window)
             if rows:
                 self._seal()

@@ -42,6 +42,11 @@ def split_disposition(name: str, value: Any) -> Tuple[str, Optional[str]]:
     return disposition, strategy
 
 
+class ResourceState:
+    """Default of a resource argument that receives the resource's own state dict, committed with the
+    data like cursors are; for sources that keep cursors of their own (e.g. one per parent record)."""
+
+
 class Resource:
     """An iterable of items with table hints; calling it binds arguments of the wrapped function."""
 
@@ -100,7 +105,7 @@ class Resource:
 
     # -- run-time binding of cursor arguments
     def cursor_arguments(self) -> Dict[str, Any]:
-        """Arguments of the wrapped function that are `Incremental` or `DateWindows` (given or default)."""
+        """Arguments of the wrapped function that are `Incremental`, `DateWindows` or `ResourceState`."""
         if not callable(self._data):
             return {}
         try:
@@ -111,7 +116,7 @@ class Resource:
         found = {}
         for name, param in signature.parameters.items():
             value = bound.get(name, param.default)
-            if isinstance(value, (Incremental, DateWindows)):
+            if isinstance(value, (Incremental, DateWindows, ResourceState)):
                 found[name] = value
         return found
 
