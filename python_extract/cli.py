@@ -16,6 +16,7 @@ import sys
 from typing import List, Optional
 
 from .cli_pipeline import add_pipeline_commands
+from .cli_sources import add_source_commands
 from .lakehouse import LakehouseConfig, LakehouseConfigError
 from .lakehouse.processes import SparkProcessError
 
@@ -115,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     start.add_argument("--run-dir", help="log and work directory (default: a new temporary one)")
     start.set_defaults(func=_cmd_cluster_start)
     add_pipeline_commands(sub, _lakehouse_args)
+    add_source_commands(sub, _lakehouse_args, _config)
     demo = sub.add_parser("demo", help="bundled sample data -> extractor -> dbt run -> final table")
     _lakehouse_args(demo)
     demo.set_defaults(func=_cmd_demo)

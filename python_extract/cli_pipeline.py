@@ -32,6 +32,7 @@ import yaml
 
 from .errors import ConfigFieldMissing, IncrementalError, PipelineStepFailed, SparkloadError
 from .lakehouse import LakehouseConfig, LakehouseConfigError
+from .sources.registry import SourceConfigError, UnknownSource
 
 
 class UsageError(Exception):
@@ -50,7 +51,8 @@ def _guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Name
         except PipelineStepFailed as e:
             print(f"sparkload: {_one_line(e)}", file=sys.stderr)
             return 1
-        except (UsageError, ConfigFieldMissing, IncrementalError, LakehouseConfigError, ValueError, TypeError) as e:
+        except (UsageError, ConfigFieldMissing, IncrementalError, LakehouseConfigError, SourceConfigError,
+                UnknownSource, ValueError, TypeError) as e:
             print(f"sparkload: {_one_line(e)}", file=sys.stderr)
             return 2
         except SparkloadError as e:
@@ -141,7 +143,7 @@ def _run_settings(args: argparse.Namespace) -> Dict[str, Any]:
             raise UsageError(f"pipeline file {target} does not exist")
         settings = yaml.safe_load(path.read_text()) or {}
         if "source" not in settings:
-            raise UsageError(f"pipeline file {target}: missing key 'source' (module:attribute)")
+            raise UsageError(f"pipeline file {target}: missing key 'source' (module:attribute, or a plugin {{type, config}})")
     else:
         settings["source"] = target
     settings.setdefault("args", {}).update(dict(args.arg))
@@ -160,6 +162,10 @@ def _run_settings(args: argparse.Namespace) -> Dict[str, Any]:
 def _data(settings: Dict[str, Any]) -> Any:
     from .extract import Resource, Source
 
+    if isinstance(settings["source"], dict):  # a source plugin: {type, name, config}
+        from .sources.registry import build_source
+
+        return build_source(settings["source"])
     data = _import_target(settings["source"])
     if callable(data) and not isinstance(data, (Resource, Source)):
         data = data(**settings.get("args", {}))

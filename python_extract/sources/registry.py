@@ -45,6 +45,7 @@ class SourcePlugin:
     description: str
     config_schema: Dict[str, Any]
     build: Callable[[Dict[str, Any], str], Any]
+    example: str = ""  # a commented YAML `config:` body that `sparkload init` starts a pipeline file from
 
 
 def discover() -> Dict[str, SourcePlugin]:
@@ -61,6 +62,19 @@ def get_plugin(name: str) -> SourcePlugin:
     if name not in plugins:
         raise UnknownSource(f"no source plugin named {name!r}; installed: {', '.join(plugins) or 'none'}")
     return plugins[name]
+
+
+def build_source(spec: Dict[str, Any], prefix: str = "source") -> Any:
+    """The source a pipeline YAML's `source: {type: <plugin>, name: ..., config: {...}}` describes,
+    its config checked (and secrets resolved) before anything runs."""
+    if not isinstance(spec, dict) or "type" not in spec:
+        raise SourceConfigError([f"{prefix}: expected a mapping with `type` (a source plugin) and `config`"])
+    unknown = sorted(set(spec) - {"type", "name", "config"})
+    if unknown:
+        raise SourceConfigError([f"{prefix}: unknown key(s) {', '.join(unknown)}; expected type, name, config"])
+    plugin = get_plugin(spec["type"])
+    config = resolve_config(plugin, spec.get("config") or {}, prefix=f"{prefix}.config")
+    return plugin.build(config, spec.get("name") or plugin.name)
 
 
 def _path(prefix: str, parts: Any) -> str:

@@ -21,9 +21,19 @@ CONFIG_SCHEMA = {
         }}}},
 }
 
+EXAMPLE = """\
+    resources:
+      - name: orders
+        glob: data/orders/*.csv          # edit: local glob or an fsspec URL
+        format: auto                     # csv | jsonl | json | parquet | auto (by extension)
+        primary_key: id
+        write_disposition: merge
+"""
+
 plugin = SourcePlugin(
     name="files",
     description="Files from a glob (local or fsspec URL): csv, jsonl, json, parquet; each file loaded once",
     config_schema=CONFIG_SCHEMA,
+    example=EXAMPLE,
     build=lambda config, name: files_source(config, name),
 )

@@ -25,9 +25,19 @@ CONFIG_SCHEMA = {
     },
 }
 
+EXAMPLE = """\
+    credentials: "${SOURCE_DB_URL}"     # a SQLAlchemy URL, from the environment
+    # tables: [orders, customers]       # default: every table of the schema
+    chunk_size: 10000
+    table_options:
+      orders:
+        incremental: {cursor_path: updated_at, initial_value: "2024-01-01T00:00:00Z"}
+"""
+
 plugin = SourcePlugin(
     name="sql_database",
     description="SQL database tables via SQLAlchemy: reflected, incremental by a cursor column pushed into WHERE",
     config_schema=CONFIG_SCHEMA,
+    example=EXAMPLE,
     build=lambda config, name: SqlDatabaseSource(config, name).source(),
 )
