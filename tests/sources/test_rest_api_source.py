@@ -155,3 +155,37 @@ def test_bad_config__fails_before_any_request_naming_the_yaml_path(api, mutate, 
         resolve_config(get_plugin("rest_api"), config)
     assert message in str(e.value)
     assert api.requests == []
+
+
+@pytest.mark.parametrize("path, paginator, selector, mode, auth", [
+    ("items/page", {"type": "page_number", "total_path": "total_pages", "page_size": 2}, "data",
+     "api_key_header", {"type": "api_key", "api_key": "${SHOP_SECRET}"}),
+    ("items/offset", OFFSET, "items",
+     "api_key_query", {"type": "api_key", "api_key": "${SHOP_SECRET}", "name": "api_key", "location": "query"}),
+    ("items/cursor", {"type": "cursor", "cursor_path": "next_cursor"}, "items",
+     "bearer", {"type": "bearer", "token": "${SHOP_SECRET}"}),
+    ("items/json_link", {"type": "json_link", "next_url_path": "links.next"}, "results",
+     "basic", {"type": "http_basic", "username": "ann", "password": "${SHOP_SECRET}"}),
+    ("items/header_link", "header_link", None,
+     "oauth2", {"type": "oauth2_client_credentials", "access_token_url": "oauth/token", "client_id": "client-1",
+                "client_secret": "${SHOP_SECRET}"}),
+    ("items/single", "single_page", None, None, None),
+])
+def test_paginators_and_auth__land_every_page_into_staging_through_rate_limits(
+        api, pipe, monkeypatch, path, paginator, selector, mode, auth):
+    from .api_server import API_KEY, BASIC, CLIENT
+
+    api.items = [item(i, i) for i in range(1, 6)]
+    api.auth, api.rate_limit_every = mode, 5
+    secret = {"api_key_header": API_KEY, "api_key_query": API_KEY, "bearer": TOKEN, "basic": BASIC[1],
+              "oauth2": CLIENT[1]}.get(mode, "")
+    monkeypatch.setenv("SHOP_SECRET", secret)
+    if auth and auth["type"].startswith("oauth2"):
+        auth = {**auth, "access_token_url": api.base_url + "oauth/token"}
+    client = {"auth": auth} if auth else {}
+    resource = {"name": "items", "endpoint": {"path": path, "paginator": paginator,
+                                              **({"data_selector": selector} if selector else {})}}
+    pipe.run(source(api, resource, **client))
+    expected = [(1,)] if path == "items/single" else [(i,) for i in range(1, 6)]
+    assert staged(pipe, "items", "id") == expected
+    assert path == "items/single" or any(r for r in api.requests)  # pages were requested through the 429s

@@ -1,13 +1,18 @@
 """JSONPath look-ups in response bodies (jsonpath-ng, the dialect dlt's rest_api uses).
 
 `select_records(body, path)` gives the records of a page: the list at `path`; a single object becomes
-one record; without a path, the body itself (a list) or the first list found at its top level.
+one record. Without a path: a list body is the records; an object holding a list under a usual
+wrapper key (data, items, results, records, entries, values, rows) gives that list; any other object
+is one record.
 `find_value(body, path)` gives one value (the next URL, a cursor token, a total), or None.
 """
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any, List, Optional
+
+
+WRAPPERS = ("data", "items", "results", "records", "entries", "values", "rows")
 
 
 @lru_cache(maxsize=256)
@@ -37,8 +42,8 @@ def select_records(body: Any, path: Optional[str] = None) -> List[Any]:
     if isinstance(body, list):
         return body
     if isinstance(body, dict):
-        lists = [v for v in body.values() if isinstance(v, list)]
-        if len(lists) == 1:
-            return lists[0]
+        for key in WRAPPERS:
+            if isinstance(body.get(key), list):
+                return body[key]
         return [body]
     return [] if body is None else [body]
