@@ -5,7 +5,7 @@ development, CI and tests. Apps reach it through the lakehouse's `master` settin
 
 `start_cluster(workers=2, cores=1, memory="1g")` returns once every worker has registered with the
 master. `StandaloneCluster.status()` is the master's JSON status (workers, active and completed apps),
-`executors_by_worker(app_id)` reads each worker's JSON status to say where an app's executors ran, and
+`executors_by_worker(app_id)` reads the workers' JSON status to say where an app's executors ran, and
 `stop()` ends workers (and their executors), then the master, and checks their ports are free.
 
 Errors: `SparkProcessError` (a daemon did not start, died, or did not stop).
@@ -32,6 +32,17 @@ def fetch_json(url: str, timeout: float = 5.0) -> Any:
         return json.load(response)
 
 
+def executors_by_worker(master_webui_url: str, app_id: str) -> Dict[str, int]:
+    """How many executors of `app_id` each worker ran (running or finished), by worker id, read from
+    the master's JSON status (the workers) and each worker's (`executors`, `finishedexecutors`)."""
+    counts = {}
+    for worker in fetch_json(f"{master_webui_url}/json/")["workers"]:
+        status = fetch_json(f"{worker['webuiaddress']}/json/")
+        runners = status.get("executors", []) + status.get("finishedexecutors", [])
+        counts[worker["id"]] = sum(1 for e in runners if e.get("appid") == app_id)
+    return counts
+
+
 @dataclass
 class StandaloneCluster:
     host: str
@@ -53,17 +64,8 @@ class StandaloneCluster:
         """The master's JSON status: `workers`, `aliveworkers`, `activeapps`, `completedapps`, ..."""
         return fetch_json(f"{self.webui_url}/json/")
 
-    def worker_status(self) -> List[Dict[str, Any]]:
-        """Each worker's JSON status: its `executors` and `finishedexecutors` (with `appid`)."""
-        return [fetch_json(f"http://{self.host}:{port}/json/") for port in self.worker_webui_ports]
-
     def executors_by_worker(self, app_id: str) -> Dict[str, int]:
-        """How many executors of `app_id` each worker ran (running or finished), by worker id."""
-        counts = {}
-        for worker in self.worker_status():
-            runners = worker.get("executors", []) + worker.get("finishedexecutors", [])
-            counts[worker["id"]] = sum(1 for e in runners if e.get("appid") == app_id)
-        return counts
+        return executors_by_worker(self.webui_url, app_id)
 
     def wait(self) -> int:
         """Block until the master or a worker exits by itself; its exit code."""

@@ -59,10 +59,11 @@ class ThriftServer:
 def thrift_server_conf(config: LakehouseConfig) -> Dict[str, str]:
     """The server's Spark settings: the lakehouse's, plus what the server needs (module docstring)."""
     conf = spark_conf(config, choose_format(config))
-    if conf.get("spark.jars"):
-        conf["spark.driver.extraClassPath"] = conf["spark.jars"].replace(",", ":")
-    conf["spark.app.name"] = f"{config.app_name} thrift server"
-    conf.update(config.spark_conf)
+    class_path = [*filter(None, conf.get("spark.jars", "").split(",")), *filter(None, [conf.get("spark.driver.extraClassPath")])]
+    if class_path:
+        conf["spark.driver.extraClassPath"] = ":".join(class_path)
+    if "spark.app.name" not in config.spark_conf:
+        conf["spark.app.name"] = f"{config.app_name} thrift server"
     return conf
 
 

@@ -1,0 +1,73 @@
+"""dbt over the wire, through the run's thrift server over the same lakehouse: the sparkload adapter
+with `method: thrift`, `dbt test` and `dbt docs generate`. (Every dbt test of the suite also runs with
+the package alone over thrift: see tests/conftest.py.)"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ..conftest import rows
+from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
+
+FINAL = "select * from {schema}.skeleton_customers order by id"
+UPSERTED = [
+    {"id": 1, "name": "Ann", "address__city": "Oslo"},
+    {"id": 2, "name": "Bobby", "address__city": "Rome"},
+    {"id": 3, "name": "Cid", "address__city": "Lima"},
+]
+
+
+def _two_loads(lakehouse, names):
+    pipeline = _pipeline(lakehouse, names)
+    return [_run(pipeline, LOAD_1).load_id, _run(pipeline, LOAD_2).load_id]
+
+
+@pytest.mark.dbt_targets("sparkload_thrift")
+def test_dbt_run_over_thrift__sparkload_adapter_merges_in_the_server_jvm(spark, lakehouse, names, dbt, thrift_server):
+    _two_loads(lakehouse, names)
+    logged = thrift_server.log.stat().st_size
+
+    dbt.run("skeleton_customers")
+
+    assert rows(spark, FINAL.format(schema=names.target)) == UPSERTED
+    with open(thrift_server.log, errors="replace") as log:
+        log.seek(logged)
+        submitted = log.read().lower()
+    assert f"merge into `{names.target}`.`skeleton_customers`" in submitted
+
+
+@pytest.mark.dbt_targets("thrift")
+def test_dbt_test_over_thrift__passes_then_catches_a_duplicate_key(spark, lakehouse, names, dbt):
+    _two_loads(lakehouse, names)
+    dbt.run("skeleton_customers")
+
+    passed = dbt.invoke("test", "--select", "skeleton_customers")
+    assert sorted((r.node.name, str(r.status)) for r in passed.result.results) == [
+        ("not_null_skeleton_customers_id", "pass"),
+        ("not_null_skeleton_customers_name", "pass"),
+        ("unique_skeleton_customers_id", "pass"),
+    ]
+
+    table = f"{names.target}.skeleton_customers"
+    spark.sql(f"insert into {table} select * from {table} where id = 3")
+    failed = dbt.invoke("test", "--select", "skeleton_customers", expect_success=False)
+    assert not failed.success
+    assert {r.node.name: str(r.status) for r in failed.result.results}["unique_skeleton_customers_id"] == "fail"
+
+
+@pytest.mark.dbt_targets("thrift")
+def test_dbt_docs_generate_over_thrift__catalog_lists_the_lakehouse_tables(spark, lakehouse, names, dbt, tmp_path):
+    _two_loads(lakehouse, names)
+    dbt.run("skeleton_customers")
+
+    dbt.invoke("docs", "generate", "--select", "+skeleton_customers", "--target-path", str(tmp_path))
+
+    catalog = json.loads((tmp_path / "catalog.json").read_text())
+    model = catalog["nodes"]["model.sparkload_integration_tests.skeleton_customers"]
+    assert (model["metadata"]["schema"], model["metadata"]["name"]) == (names.target, "skeleton_customers")
+    assert {c: v["type"] for c, v in model["columns"].items()} == {
+        "id": "bigint", "name": "string", "address__city": "string", "_dlt_load_id": "string", "_dlt_id": "string",
+    }
+    source = catalog["sources"]["source.sparkload_integration_tests.skeleton.customers"]
+    assert source["metadata"]["schema"] == names.staging
