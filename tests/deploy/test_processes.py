@@ -1,0 +1,78 @@
+"""How sparkload's long-running JVMs are started and stopped (python_extract/lakehouse/processes.py),
+shown on small stand-in processes so that each case takes a second: stop ends the whole process group
+and frees its port, escalates to SIGKILL, a process that dies early is reported with its log, and a
+started process dies with the process that started it. The real JVMs are stopped the same way in
+test_thrift/test_readme/test_cluster, which check their ports afterwards."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from python_extract.lakehouse.processes import SparkProcess, SparkProcessError, free_port, port_open
+
+from .commands import alive
+
+LISTEN = "import socket, time; s = socket.socket(); s.bind(('127.0.0.1', {port})); s.listen(); time.sleep(600)"
+IGNORE_TERM = "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); " + LISTEN
+
+
+def _child_pids(pid):
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def test_stop__ends_the_whole_group_and_frees_the_port(tmp_path):
+    port = free_port()
+    # a shell that started a listener in the background: two processes in one group
+    shell = f"{sys.executable} -c \"{LISTEN.format(port=port)}\" & wait"
+    process = SparkProcess("listener", ["bash", "-c", shell], tmp_path / "listener.log")
+    process.wait_for_port("127.0.0.1", port, timeout=30)
+    listener = _child_pids(process.pid)
+    assert listener and all(alive(p) for p in listener)
+
+    process.stop(ports=[port])
+
+    assert not process.group_alive() and not any(alive(p) for p in listener)
+    assert not port_open("127.0.0.1", port)
+
+
+def test_stop__kills_what_ignores_sigterm(tmp_path):
+    port = free_port()
+    process = SparkProcess("stubborn", [sys.executable, "-c", IGNORE_TERM.format(port=port)], tmp_path / "stubborn.log")
+    process.wait_for_port("127.0.0.1", port, timeout=30)
+
+    started = time.monotonic()
+    process.stop(grace=1.0, ports=[port])
+
+    assert not process.group_alive() and process.popen.returncode == -9
+    assert time.monotonic() - started < 10
+
+
+def test_wait_for_port__reports_a_process_that_died_with_its_log(tmp_path):
+    process = SparkProcess("broken", [sys.executable, "-c", "print('no such class'); raise SystemExit(3)"],
+                           tmp_path / "broken.log")
+    with pytest.raises(SparkProcessError, match=r"broken exited with code 3 .*\n.*no such class"):
+        process.wait_for_port("127.0.0.1", free_port(), timeout=30)
+
+
+def test_started_process__dies_with_the_process_that_started_it(tmp_path):
+    port = free_port()
+    starter = (
+        "import sys; from pathlib import Path; from python_extract.lakehouse.processes import SparkProcess; "
+        f"p = SparkProcess('orphan', [sys.executable, '-c', {LISTEN.format(port=port)!r}], Path({str(tmp_path)!r}) / 'o.log'); "
+        f"p.wait_for_port('127.0.0.1', {port}, 30); print(p.pid, flush=True); import time; time.sleep(600)"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", starter], stdout=subprocess.PIPE, text=True)
+    orphan = int(parent.stdout.readline())
+    assert alive(orphan)
+
+    parent.kill()  # SIGKILL: no cleanup code runs in the parent
+    parent.wait(10)
+
+    deadline = time.monotonic() + 10
+    while alive(orphan) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(orphan) and not port_open("127.0.0.1", port)
