@@ -21,15 +21,18 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 from ..errors import PipelineStepFailed, SparkloadError
 from ..hooks import Hooks
 from ..normalize import Schema, normalize_item
+from ..normalize.arrow_batch import normalize_batch
 from ..normalize.naming import normalize_identifier
 from ..packages import LoadPackage, PackageStorage, PackageWriter, new_load_id
 from ..state import State, resource_state, snapshot
+from .checkpoint import CHECKPOINT
 from .incremental import Incremental
 from .resource import Resource, ResourceState
 from .windows import DateWindows, Window
 
 log = logging.getLogger("sparkload.extract")
 PROGRESS_EVERY = 10_000
+BATCH_ITEMS = 10_000
 
 
 class Extractor:
@@ -95,18 +98,30 @@ class Extractor:
         load_id = writer.load_id
         table = None
         written = pages = reported = 0
+        batches: Dict[str, List[Any]] = {}
         try:
             pages_iter = res.pages(**bound_cursors, **bound)
             for page in pages_iter:
                 pages += 1
                 closing = False
                 for item in page if isinstance(page, list) else (page,):
+                    if item is CHECKPOINT:
+                        written += self._flush_batches(writer, res, batches)
+                        for f in filters:
+                            f.commit()
+                        self._seal()
+                        writer = self.writer
+                        load_id = writer.load_id
+                        continue
                     if _is_arrow(item):
                         table = self._table(res, None)
                         written += self._write_arrow(writer, res, table, item, filters)
                     elif self._passes(filters, item):
                         table = self._table(res, item)
-                        written += self._write_item(writer, res, table, item, load_id)
+                        batch = batches.setdefault(table, [])
+                        batch.append(item)
+                        if len(batch) >= min(BATCH_ITEMS, writer.batch_rows):
+                            written += self._write_batch(writer, res, table, batches.pop(table))
                     if filters and any(f.can_close() for f in filters):
                         closing = True
                         break
@@ -116,6 +131,7 @@ class Extractor:
                 if pages % 100 == 0 or written - reported >= PROGRESS_EVERY:
                     reported = written
                     self.hooks.emit("progress", resource=res.name, tables=dict(writer.counts), rows=written, pages=pages)
+            written += self._flush_batches(writer, res, batches)
             for f in filters:
                 f.commit()
         except PipelineStepFailed:
@@ -146,6 +162,28 @@ class Extractor:
                 self.schema.set_column_hints(table, normalize_identifier(column), hints)
             meta.write_disposition = res.write_disposition
         return table
+
+    def _flush_batches(self, writer: PackageWriter, res: Resource, batches: Dict[str, List[Any]]) -> int:
+        written = sum(self._write_batch(writer, res, table, batch) for table, batch in batches.items())
+        batches.clear()
+        return written
+
+    def _write_batch(self, writer: PackageWriter, res: Resource, table: str, items: List[Any]) -> int:
+        """Normalise `items` of root `table` in Arrow at once; row by row where Arrow cannot (see
+        normalize/arrow_batch.py). Returns the root rows written."""
+        if res.max_table_nesting is None:
+            def child(name: str, parent: str) -> None:
+                if name not in self.schema.tables:
+                    self.schema.table(name, write_disposition=res.write_disposition, parent=parent, resource=res.name)
+
+            tables = normalize_batch(items, table, writer.load_id, self.schema, child)
+            if tables is not None:
+                for name, data in tables.items():
+                    writer.write_arrow(name, data)
+                return len(items)
+        for item in items:
+            self._write_item(writer, res, table, item, writer.load_id)
+        return len(items)
 
     def _write_item(self, writer: PackageWriter, res: Resource, table: str, item: Any, load_id: str) -> int:
         schema = self.schema

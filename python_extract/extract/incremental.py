@@ -132,6 +132,7 @@ class Incremental:
         self._dedup_key: Optional[List[str]] = None
         self._dedup = False
         self._resource_state: Optional[Dict[str, Any]] = None
+        self._last_key: Any = None
 
     # -- comparisons: builtin max/min compare parsed instants, a custom function its own values
     def _func(self, values: Sequence[Any]) -> Any:
@@ -164,6 +165,7 @@ class Incremental:
         bound._dedup = not (self.range_start == "open" or self.is_stateless or lagged or bound._dedup_key == [])
         bound._start_hashes = set(entry.get("unique_hashes", [])) if entry and bound._dedup and not lagged else set()
         bound.start_value = bound.last_value = start
+        bound._last_key = None if start is None else cursor_key(start)
         bound.start_out_of_range = bound.end_out_of_range = False
         bound._last_rows, bound._overflow = [], 0
         bound._resource_state = resource_state
@@ -181,6 +183,8 @@ class Incremental:
             if self.on_cursor_value_missing == "raise":
                 raise IncrementalCursorPathMissing(self.resource_name, self.cursor_path, row)
             return self.on_cursor_value_missing == "include"
+        if self.builtin:
+            return self._call_ordered(row, value)
         func, same, end, start = self._func, self._same, self.end_value, self.start_value
         if end is not None and (not same(func((value, end)), end) or (self.range_end == "open" and same(value, end))):
             self.end_out_of_range = True
@@ -197,6 +201,35 @@ class Incremental:
             self.last_value = new
             self._last_rows, self._overflow = [row], 0
         elif self._dedup and same(func((value,)), last):
+            if len(self._last_rows) < self.boundary_limit:
+                self._last_rows.append(row)
+            else:
+                self._overflow += 1
+        return True
+
+    def _call_ordered(self, row: Any, value: Any) -> bool:
+        """`__call__` for max/min: the same rules on parsed keys, each parsed once (the hot path)."""
+        key, ascending = cursor_key(value), self.last_value_func is max
+
+        def after(a: Any, b: Any) -> bool:
+            return a > b if ascending else a < b
+
+        if self.end_value is not None:
+            end = cursor_key(self.end_value)
+            if after(key, end) or (self.range_end == "open" and key == end):
+                self.end_out_of_range = True
+                return False
+        if self.start_value is not None:
+            start = cursor_key(self.start_value)
+            if after(start, key) or (key == start and (self.range_start == "open" or (
+                    self._start_hashes and self.row_hash(row) in self._start_hashes))):
+                self.start_out_of_range = True
+                return False
+        last = self._last_key
+        if last is None or after(key, last):
+            self.last_value, self._last_key = value, key
+            self._last_rows, self._overflow = [row], 0
+        elif self._dedup and key == last:
             if len(self._last_rows) < self.boundary_limit:
                 self._last_rows.append(row)
             else:

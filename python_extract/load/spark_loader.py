@@ -21,6 +21,8 @@ from .destination import LOADS_TABLE, STATE_TABLE, VERSION_TABLE, complete_load,
 from .sql import ident, literal, qualified
 
 log = logging.getLogger("sparkload.load")
+# staging tables are written once per load and read soon after: snappy writes faster than Iceberg's zstd default
+TABLE_PROPERTIES = {"iceberg": {"write.parquet.compression-codec": "snappy"}}
 
 
 def _spark_schema(package: LoadPackage, table: str) -> str:
@@ -34,7 +36,10 @@ def land_table(spark, package: LoadPackage, table: str) -> None:
     name = qualified(dataset, table)
     df = spark.read.schema(_spark_schema(package, table)).parquet(str(package.table_dir(table)))
     if not spark.catalog.tableExists(f"{dataset}.{table}"):
-        df.limit(0).writeTo(name).using(fmt).create()
+        create = df.limit(0).writeTo(name).using(fmt)
+        for key, value in TABLE_PROPERTIES.get(fmt, {}).items():
+            create = create.tableProperty(key, value)
+        create.create()
     else:
         existing = {f.name for f in spark.table(name).schema.fields}
         new = [f for f in df.schema.fields if f.name not in existing]
