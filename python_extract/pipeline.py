@@ -188,6 +188,12 @@ class Pipeline:
 
 def as_resources(data: Any, table_name: Optional[str], hints: Dict[str, Any]) -> List[Resource]:
     """What `run` accepts, as resources with the run's hints applied."""
+    from .extract.stream import Stream, stream_resource
+
+    if isinstance(data, Stream):
+        data = stream_resource(data)
+    if isinstance(data, (list, tuple)) and data and all(isinstance(d, Stream) for d in data):
+        data = [stream_resource(d) for d in data]
     if isinstance(data, Source):
         resources = data.selected_resources
     elif isinstance(data, Resource):
