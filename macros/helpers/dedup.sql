@@ -1,6 +1,9 @@
-{#- One row per key of `source_sql`: the newest load wins, then `dedup_sort` ({'column': 'desc'|'asc'}),
-    then `_dlt_id`, so the choice is deterministic. Emits a select; runs nothing. -#}
-{% macro default__get_sparkload_dedup_sql(source_sql, columns, keys, dedup_sort=none) -%}
+{#- Which batch rows survive when all pending loads are applied at once, exactly as if they were
+    applied one after another: a row survives only if no newer pending load has its primary key or its
+    merge key, and among the rows of one primary key in one load one wins: `dedup_sort`
+    ({'column': 'desc'|'asc'}), then `_dlt_id`, so the choice is deterministic. A delete row can win:
+    strategies drop those after this step. Emits a select of `columns`; runs nothing. -#}
+{% macro default__get_sparkload_dedup_sql(source_sql, columns, keys, dedup_sort=none, merge_key=[]) -%}
   {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
   {%- set column_list = adapter.dispatch('sparkload_column_list', 'sparkload') -%}
   {%- set order = [ident('_dlt_load_id') ~ ' desc'] -%}
@@ -8,8 +11,20 @@
     {%- do order.append(ident(col) ~ ' ' ~ direction ~ (' nulls last' if direction == 'desc' else ' nulls first')) -%}
   {%- endfor -%}
   {%- do order.append(ident('_dlt_id')) -%}
+  {%- set filters = [] -%}
+  {%- if keys -%}{%- do filters.append('`__sparkload_rn` = 1') -%}{%- endif -%}
+  {%- if merge_key -%}{%- do filters.append('`_dlt_load_id` = `__sparkload_newest`') -%}{%- endif -%}
+  {%- if not filters -%}{{ return(source_sql) }}{%- endif -%}
   select {{ column_list(columns) }} from (
-    select *, row_number() over (partition by {{ column_list(keys) }} order by {{ order | join(', ') }}) as `__sparkload_rn`
+    select *
+      {%- if keys %}, row_number() over (partition by {{ column_list(keys) }} order by {{ order | join(', ') }}) as `__sparkload_rn`{% endif %}
+      {%- if merge_key %}, max(`_dlt_load_id`) over (partition by {{ column_list(merge_key) }}) as `__sparkload_newest`{% endif %}
     from ({{ source_sql }}) as `__sparkload_src`
-  ) where `__sparkload_rn` = 1
+  ) as `__sparkload_ranked` where {{ filters | join(' and ') }}
+{%- endmacro %}
+
+{#- The rows a merge applies: get_sparkload_dedup_sql with the model's keys and dedup_sort. -#}
+{% macro default__get_sparkload_survivors_sql(batch_sql, columns, cfg) -%}
+  {%- set names = adapter.dispatch('_sparkload_names', 'sparkload')(columns) -%}
+  {{ return(adapter.dispatch('get_sparkload_dedup_sql', 'sparkload')(batch_sql, names, cfg.primary_key, cfg.dedup_sort, cfg.merge_key)) }}
 {%- endmacro %}

@@ -1,49 +1,54 @@
-{#- Completed loads: which `_dlt_loads` rows a model still has to apply, the batch they select, and the
-    bookkeeping after a successful apply (the per-model ledger of applied loads and the status advance).
-    Reapplying a load is idempotent in every strategy, so a crash between the merge and the ledger
-    insert only means the next run applies that load again. -#}
+{#- Completed loads: which `_dlt_loads` rows a model still has to apply, and the per-schema ledger of
+    applied loads (`_sparkload_applied_loads`: target, load_id, applied_at) that lets several models
+    consume the same loads. Every strategy is idempotent, so a crash between a target's commit and its
+    ledger entry only means the next run applies that load again, with the same result. -#}
 
 {% macro default__sparkload_ledger_relation(target) -%}
   {{ return(api.Relation.create(schema=target.schema, identifier='_sparkload_applied_loads', type='table')) }}
 {%- endmacro %}
 
-{#- The `_dlt_loads` table: config `loads_dataset`, else the schema of the model's first source. -#}
-{% macro default__sparkload_loads_relation() -%}
-  {%- set found = namespace(dataset=config.get('loads_dataset')) -%}
-  {%- for node_id in model.depends_on.nodes if node_id.startswith('source.') and found.dataset is none -%}
+{#- The `_dlt_loads` table of a model node: config `loads_dataset`, else the schema of its first source. -#}
+{% macro default__sparkload_loads_relation(node) -%}
+  {%- set found = namespace(dataset=node.config.get('loads_dataset')) -%}
+  {%- for node_id in node.depends_on.nodes if node_id.startswith('source.') and found.dataset is none -%}
     {%- set found.dataset = graph.sources[node_id].schema -%}
   {%- endfor -%}
-  {%- set dataset = found.dataset -%}
-  {%- if dataset is none -%}
+  {%- if found.dataset is none -%}
     {%- set msg -%}
-      sparkload model {{ model.name }}: cannot tell where `_dlt_loads` is: the model selects from no dbt source. Set config loads_dataset='<schema of the staging tables>'.
+      sparkload model {{ node.name }}: cannot tell where `_dlt_loads` is: the model selects from no dbt source. Set config loads_dataset='<schema of the staging tables>'.
     {%- endset -%}
     {{ exceptions.raise_compiler_error(msg) }}
   {%- endif -%}
-  {{ return(api.Relation.create(schema=dataset, identifier='_dlt_loads', type='table')) }}
+  {{ return(api.Relation.create(schema=found.dataset, identifier='_dlt_loads', type='table')) }}
 {%- endmacro %}
 
-{#- Load ids with status `status_in` that this target has not applied yet, oldest first. -#}
-{% macro default__fetch_sparkload_pending_loads(loads, ledger, target, status_in) -%}
+{#- Loads this target has not applied yet, oldest first, as {'ids': [...], 'inserted_at': {id: text}}:
+    loads with status `load_status_in` (any status from it on, for a full refresh, so a rebuilt stage
+    sees the loads it already passed on); for a child model, the loads its root model has applied. -#}
+{% macro default__fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
   {%- set q = adapter.dispatch('sparkload_literal', 'sparkload') -%}
   {%- set rel = adapter.dispatch('sparkload_relation', 'sparkload') -%}
+  {%- set ledger = adapter.dispatch('sparkload_ledger_relation', 'sparkload') -%}
+  {%- set applied -%}
+    select `load_id` from {{ rel(ledger(target)) }} where `target` = {{ q(target.schema ~ '.' ~ target.identifier) }}
+  {%- endset -%}
   {%- set sql -%}
-    select `load_id` from {{ rel(loads) }}
-    where `status` = {{ status_in | int }}
-      and `load_id` not in (select `load_id` from {{ rel(ledger) }} where `target` = {{ q(target.schema ~ '.' ~ target.identifier) }})
+    {%- if cfg.root is not none -%}
+      select `load_id`, cast(null as string) from {{ rel(ledger(cfg.root.relation)) }}
+      where `target` = {{ q(cfg.root.relation.schema ~ '.' ~ cfg.root.relation.identifier) }}
+    {%- else -%}
+      select `load_id`, cast(`inserted_at` as string) from {{ rel(cfg.loads) }}
+      where `status` {{ '>=' if full_refresh else '=' }} {{ cfg.load_status_in | int }}
+    {%- endif %}
+      and `load_id` not in ({{ applied }})
     order by `load_id`
   {%- endset -%}
-  {{ return(run_query(sql).columns[0].values() | list) }}
-{%- endmacro %}
-
-{#- The model's rows restricted to the given loads; emits a select. -#}
-{% macro default__get_sparkload_batch_sql(model_sql, load_ids) -%}
-  {%- set q = adapter.dispatch('sparkload_literal', 'sparkload') -%}
-  {%- set ids = [] -%}
-  {%- for id in load_ids -%}{%- do ids.append(q(id)) -%}{%- endfor -%}
-  select * from (
-    {{ model_sql }}
-  ) as `__sparkload_model` where `_dlt_load_id` in ({{ ids | join(', ') }})
+  {%- set pending = {'ids': [], 'inserted_at': {}} -%}
+  {%- for row in run_query(sql) -%}
+    {%- do pending.ids.append(row[0]) -%}
+    {%- do pending.inserted_at.update({row[0]: row[1]}) -%}
+  {%- endfor -%}
+  {{ return(pending) }}
 {%- endmacro %}
 
 {% macro default__run_sparkload_create_ledger(ledger, file_format) -%}
@@ -53,23 +58,16 @@
   {%- endcall -%}
 {%- endmacro %}
 
-{#- After the target committed: remember the applied loads, then advance their status if asked to. -#}
-{% macro default__run_sparkload_record_loads(loads, ledger, target, load_ids, status_in, status_out) -%}
+{#- After the target committed: remember the applied loads. -#}
+{% macro default__run_sparkload_record_loads(ledger, target, load_ids) -%}
   {%- set q = adapter.dispatch('sparkload_literal', 'sparkload') -%}
-  {%- set rel = adapter.dispatch('sparkload_relation', 'sparkload') -%}
-  {%- set ids = [] -%}
-  {%- for id in load_ids -%}{%- do ids.append(q(id)) -%}{%- endfor -%}
+  {%- set rows = [] -%}
+  {%- for id in load_ids -%}
+    {%- do rows.append('(' ~ q(target.schema ~ '.' ~ target.identifier) ~ ', ' ~ q(id) ~ ', current_timestamp())') -%}
+  {%- endfor -%}
   {%- call statement('sparkload_record_loads') -%}
-    insert into {{ rel(ledger) }}
-    select {{ q(target.schema ~ '.' ~ target.identifier) }}, `load_id`, current_timestamp() from {{ rel(loads) }}
-    where `load_id` in ({{ ids | join(', ') }})
+    insert into {{ adapter.dispatch('sparkload_relation', 'sparkload')(ledger) }} values {{ rows | join(', ') }}
   {%- endcall -%}
-  {%- if status_out is not none -%}
-    {%- call statement('sparkload_advance_status') -%}
-      update {{ rel(loads) }} set `status` = {{ status_out | int }}
-      where `load_id` in ({{ ids | join(', ') }}) and `status` = {{ status_in | int }}
-    {%- endcall -%}
-  {%- endif -%}
 {%- endmacro %}
 
 {#- Full refresh: the target is rebuilt from every completed load, so it forgets what it applied. -#}

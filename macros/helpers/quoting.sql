@@ -45,3 +45,9 @@
   {%- endfor -%}
   {{- return(parts | join(', ')) -}}
 {%- endmacro %}
+
+{#- A typed literal from a value's string form: cast('2024-01-01' as date). Values fetched from Spark
+    as strings (cast(x as string)) round-trip exactly through this cast, whatever the type. -#}
+{% macro default__sparkload_typed_literal(value, data_type) -%}
+  {{- return('cast(' ~ adapter.dispatch('sparkload_literal', 'sparkload')(value) ~ ' as ' ~ data_type ~ ')') -}}
+{%- endmacro %}

@@ -1,9 +1,62 @@
-{#- Creates the model's empty table with the batch's columns, before the first strategy statement. -#}
-{% macro default__run_sparkload_create_target(target, batch_sql, columns, cfg) -%}
-  {%- set column_list = adapter.dispatch('sparkload_column_list', 'sparkload') -%}
+{#- The model's table: created empty before the first strategy statement, with the format's default
+    properties (formats.sql) under the model's `tblproperties`, and evolved before every later one:
+    columns new in the batch are added (nullable, so adding them twice after a crash is harmless), a
+    column whose type changed stops the run before anything is written. -#}
+
+{#- `using <format> [partitioned by (...)] tblproperties (...)`, shared by CREATE and CREATE OR REPLACE. -#}
+{% macro default__get_sparkload_table_options_sql(cfg) -%}
+  {%- set q = adapter.dispatch('sparkload_literal', 'sparkload') -%}
+  {%- set props = [] -%}
+  {%- for key, value in cfg.tblproperties.items() -%}{%- do props.append(q(key) ~ ' = ' ~ q(value)) -%}{%- endfor -%}
+  using {{ cfg.file_format }}
+  {%- if cfg.partition_by %} partitioned by ({{ adapter.dispatch('sparkload_column_list', 'sparkload')(cfg.partition_by) }}){% endif %}
+  {%- if props %} tblproperties ({{ props | join(', ') }}){% endif %}
+{%- endmacro %}
+
+{#- The target's columns for a batch: the batch's, plus the validity columns of a scd2 root. -#}
+{% macro default__sparkload_target_columns(columns, cfg) -%}
+  {%- set all = columns | list -%}
+  {%- if cfg.strategy == 'scd2' -%}
+    {%- for name in cfg.validity_column_names -%}{%- do all.append({'name': name, 'type': 'timestamp'}) -%}{%- endfor -%}
+  {%- endif -%}
+  {{ return(all) }}
+{%- endmacro %}
+
+{% macro default__run_sparkload_create_target(target, columns, cfg) -%}
+  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
+  {%- set defs = [] -%}
+  {%- for c in adapter.dispatch('sparkload_target_columns', 'sparkload')(columns, cfg) -%}
+    {%- do defs.append(ident(c.name) ~ ' ' ~ c.type) -%}
+  {%- endfor -%}
   {%- call statement('sparkload_create_target') -%}
-    create table {{ adapter.dispatch('sparkload_relation', 'sparkload')(target) }}
-    using {{ cfg.file_format }}
-    as select {{ column_list(columns) }} from ({{ batch_sql }}) where false
+    create table {{ adapter.dispatch('sparkload_relation', 'sparkload')(target) }} ({{ defs | join(', ') }})
+    {{ adapter.dispatch('get_sparkload_table_options_sql', 'sparkload')(cfg) }}
   {%- endcall -%}
+{%- endmacro %}
+
+{#- Adds the batch's new columns to the existing target; returns the target's columns afterwards. -#}
+{% macro default__run_sparkload_evolve_target(target, columns, cfg, load_ids) -%}
+  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
+  {%- set existing = adapter.dispatch('fetch_sparkload_relation_columns', 'sparkload')(target) -%}
+  {%- set types = {} -%}
+  {%- for c in existing -%}{%- do types.update({c.name: c.type}) -%}{%- endfor -%}
+  {%- set added = [] -%}
+  {%- for c in adapter.dispatch('sparkload_target_columns', 'sparkload')(columns, cfg) -%}
+    {%- if c.name not in types -%}
+      {%- do added.append(c) -%}
+    {%- elif not adapter.dispatch('_sparkload_type_fits', 'sparkload')(c.type, types[c.name]) -%}
+      {%- set msg -%}
+        sparkload model {{ model.name }}: column `{{ c.name }}` of table {{ target }} is {{ types[c.name] }}, but loads {{ load_ids | join(', ') }} bring {{ c.type }}. A type change is not applied in place: cast the column in the model, or rebuild the table with `dbt run --full-refresh --select {{ model.name }}`. The table is unchanged.
+      {%- endset -%}
+      {{ exceptions.raise_compiler_error(msg) }}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if added -%}
+    {%- set defs = [] -%}
+    {%- for c in added -%}{%- do defs.append(ident(c.name) ~ ' ' ~ c.type) -%}{%- endfor -%}
+    {%- call statement('sparkload_add_columns') -%}
+      alter table {{ adapter.dispatch('sparkload_relation', 'sparkload')(target) }} add columns ({{ defs | join(', ') }})
+    {%- endcall -%}
+  {%- endif -%}
+  {{ return(existing + added) }}
 {%- endmacro %}

@@ -1,9 +1,14 @@
 {#- write_disposition='append': inserts the batch's rows. One MERGE keyed on `_dlt_id` that only
-    inserts, so a rerun after a crash never appends a load twice. Atomic: one MERGE statement. -#}
+    inserts, so a rerun after a crash never appends a load twice; the target side is limited to rows of
+    the batch's loads, so it reads only the files those loads wrote. Atomic: one MERGE statement. -#}
 {% macro default__get_sparkload_append_sql(target, batch_sql, columns, cfg) -%}
-  {%- set column_list = adapter.dispatch('sparkload_column_list', 'sparkload') -%}
-  merge into {{ adapter.dispatch('sparkload_relation', 'sparkload')(target) }} as t
+  {%- set sl = adapter.dispatch -%}
+  {%- set names = sl('_sparkload_names', 'sparkload')(columns) -%}
+  {%- set column_list = sl('sparkload_column_list', 'sparkload') -%}
+  {%- set ids = [] -%}
+  {%- for id in cfg.batch.load_ids -%}{%- do ids.append(sl('sparkload_literal', 'sparkload')(id)) -%}{%- endfor -%}
+  merge into {{ sl('sparkload_relation', 'sparkload')(target) }} as t
   using ({{ batch_sql }}) as s
-  on {{ adapter.dispatch('get_sparkload_key_predicate_sql', 'sparkload')(['_dlt_id']) }}
-  when not matched then insert ({{ column_list(columns) }}) values ({{ column_list(columns, 's') }})
+  on t.`_dlt_load_id` in ({{ ids | join(', ') }}) and {{ sl('get_sparkload_key_predicate_sql', 'sparkload')(['_dlt_id']) }}
+  when not matched then insert ({{ column_list(names) }}) values ({{ column_list(names, 's') }})
 {%- endmacro %}

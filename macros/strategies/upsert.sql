@@ -1,16 +1,25 @@
-{#- write_disposition='merge', strategy='upsert': one MERGE that updates rows whose primary_key is
-    in the batch and inserts the others. The batch is deduplicated per primary key (newest load, then
-    dedup_sort). Atomic: one MERGE statement. Reads: primary_key, dedup_sort. -#}
+{#- write_disposition='merge', strategy='upsert': rows whose primary_key is in the target are updated
+    (every column: the batch's value, NULL for target columns the batch lacks), the others inserted; a
+    delete row (hard_delete) deletes its key and inserts nothing, also for a key the target lacks. The
+    newest load wins per key; duplicate keys within one load are refused before this statement unless
+    dedup_sort picks one. Reads: primary_key, dedup_sort, hard_delete. Atomic: one MERGE statement. -#}
 {% macro default__get_sparkload_upsert_sql(target, batch_sql, columns, cfg) -%}
-  {%- set column_list = adapter.dispatch('sparkload_column_list', 'sparkload') -%}
-  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
+  {%- set sl = adapter.dispatch -%}
+  {%- set ident = sl('sparkload_ident', 'sparkload') -%}
+  {%- set column_list = sl('sparkload_column_list', 'sparkload') -%}
+  {%- set names = sl('_sparkload_names', 'sparkload')(columns) -%}
+  {%- set deleted = sl('get_sparkload_deleted_sql', 'sparkload')(cfg, columns, 's') -%}
   {%- set updates = [] -%}
-  {%- for c in columns -%}{%- do updates.append('t.' ~ ident(c) ~ ' = s.' ~ ident(c)) -%}{%- endfor -%}
-  merge into {{ adapter.dispatch('sparkload_relation', 'sparkload')(target) }} as t
-  using (
-    {{ adapter.dispatch('get_sparkload_dedup_sql', 'sparkload')(batch_sql, columns, cfg.primary_key, cfg.dedup_sort) }}
-  ) as s
-  on {{ adapter.dispatch('get_sparkload_key_predicate_sql', 'sparkload')(cfg.primary_key) }}
+  {%- for c in sl('_sparkload_names', 'sparkload')(cfg.target_columns) -%}
+    {%- do updates.append('t.' ~ ident(c) ~ ' = ' ~ ('s.' ~ ident(c) if c in names else 'null')) -%}
+  {%- endfor -%}
+  merge into {{ sl('sparkload_relation', 'sparkload')(target) }} as t
+  using ({{ sl('get_sparkload_survivors_sql', 'sparkload')(batch_sql, columns, cfg) }}) as s
+  on {{ sl('get_sparkload_prune_sql', 'sparkload')(cfg.primary_key, cfg.batch.stats, columns) }}
+    and {{ sl('get_sparkload_key_predicate_sql', 'sparkload')(cfg.primary_key) }}
+  {%- if cfg.hard_delete %}
+  when matched and {{ deleted }} then delete
+  {%- endif %}
   when matched then update set {{ updates | join(', ') }}
-  when not matched then insert ({{ column_list(columns) }}) values ({{ column_list(columns, 's') }})
+  when not matched and not {{ deleted }} then insert ({{ column_list(names) }}) values ({{ column_list(names, 's') }})
 {%- endmacro %}

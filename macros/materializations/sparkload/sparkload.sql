@@ -1,22 +1,17 @@
-{#- materialized='sparkload': apply the completed loads of a staging table to this model's table with
-    dlt's write dispositions. Reads config (validate.sql), finds the loads with status load_status_in
-    that this target has not applied, runs the strategy (strategies/<name>.sql) as one atomic statement,
-    then records the loads in the ledger and advances their status. See docs/flow.md. -#}
+{#- materialized='sparkload': applies the completed loads of a staging table to this model's table
+    with dlt's write dispositions (flow.md beside this file). It validates the config, finds the loads
+    with status load_status_in this table has not applied (a child model: those its root applied),
+    validates the batch, creates or evolves the table, then applies the loads in groups: one atomic
+    statement per group (strategies/<name>.sql), each followed by its ledger entry; finally it advances
+    the loads' status once every model of the stage applied them. -#}
 
 {% materialization sparkload, adapter='spark', supported_languages=['sql'] -%}
   {%- set sl = adapter.dispatch -%}
-  {%- set cfg = sl('validate_sparkload_config', 'sparkload')() -%}
   {%- set target = this.incorporate(type='table') -%}
+  {%- set cfg = sl('validate_sparkload_config', 'sparkload')(target) -%}
   {%- set existing = load_cached_relation(this) -%}
   {%- set full_refresh = should_full_refresh() or (existing is not none and not existing.is_table) -%}
-  {%- set loads = sl('sparkload_loads_relation', 'sparkload')() -%}
   {%- set ledger = sl('sparkload_ledger_relation', 'sparkload')(target) -%}
-  {%- if adapter.get_relation(database=none, schema=loads.schema, identifier=loads.identifier) is none -%}
-    {%- set msg -%}
-      sparkload model {{ model.name }}: the loads table {{ loads }} does not exist; run the extractor first, or set loads_dataset.
-    {%- endset -%}
-    {{ exceptions.raise_compiler_error(msg) }}
-  {%- endif -%}
 
   {{ run_hooks(pre_hooks) }}
   {%- do adapter.create_schema(target) -%}
@@ -26,26 +21,49 @@
     {%- if existing is not none -%}{%- do adapter.drop_relation(existing) -%}{%- endif -%}
     {%- set existing = none -%}
   {%- endif -%}
-  {%- set load_ids = sl('fetch_sparkload_pending_loads', 'sparkload')(loads, ledger, target, cfg.load_status_in) -%}
-  {%- set batch_sql = sl('get_sparkload_batch_sql', 'sparkload')(sql, load_ids or ['']) -%}
-  {%- set columns = get_columns_in_query(batch_sql) -%}
-  {%- do sl('validate_sparkload_columns', 'sparkload')(cfg, columns, load_ids) -%}
-  {%- if existing is none -%}
-    {%- do sl('run_sparkload_create_target', 'sparkload')(target, batch_sql, columns, cfg) -%}
-  {%- endif -%}
 
-  {%- call statement('main') -%}
-    {%- if load_ids -%}
-      {{ sl(cfg.strategy_macro, 'sparkload')(target, batch_sql, columns, cfg) }}
-    {%- else -%}
-      select 'sparkload: no pending loads for {{ model.name }}'
-    {%- endif -%}
-  {%- endcall -%}
-  {%- if load_ids -%}
-    {%- do sl('run_sparkload_record_loads', 'sparkload')(loads, ledger, target, load_ids, cfg.load_status_in, cfg.load_status_out) -%}
+  {%- set pending = sl('fetch_sparkload_pending_loads', 'sparkload')(cfg, target, full_refresh) -%}
+  {%- set batch_sql = sl('sparkload_model_batch_sql', 'sparkload')(sql, pending.ids, cfg) -%}
+  {%- set columns = sl('fetch_sparkload_query_columns', 'sparkload')(batch_sql) -%}
+  {%- do sl('validate_sparkload_columns', 'sparkload')(target, cfg, columns, pending.ids) -%}
+  {%- do sl('validate_sparkload_unique_keys', 'sparkload')(target, batch_sql, cfg) -%}
+  {%- set groups = sl('sparkload_apply_groups', 'sparkload')(sql, pending.ids, cfg) -%}
+  {%- if existing is none -%}
+    {%- do sl('run_sparkload_create_target', 'sparkload')(target, columns, cfg) -%}
+  {%- endif -%}
+  {%- do cfg.update({'target_columns': sl('run_sparkload_evolve_target', 'sparkload')(target, columns, cfg, pending.ids)}) -%}
+
+  {%- for group in groups -%}
+    {%- do sl('run_sparkload_apply_group', 'sparkload')(target, group, columns, cfg, pending) -%}
+  {%- endfor -%}
+  {%- if cfg.load_status_out is not none -%}
+    {%- do sl('run_sparkload_advance_status', 'sparkload')(cfg) -%}
+  {%- endif -%}
+  {%- if not groups -%}
+    {%- call statement('main') -%}select 'sparkload: no pending loads for {{ model.name }}'{%- endcall -%}
   {%- endif -%}
 
   {{ run_hooks(post_hooks) }}
   {%- do persist_docs(target, model) -%}
   {{ return({'relations': [target]}) }}
 {%- endmaterialization %}
+
+{#- One group of loads: its strategy statement (when its loads bring rows, or always for a child
+    model), then its ledger entry. A root that replaces or deletes rows of a table with child models
+    first logs those rows, so the children can follow. -#}
+{% macro default__run_sparkload_apply_group(target, group, columns, cfg, pending) -%}
+  {%- set sl = adapter.dispatch -%}
+  {%- if group.sql is not none -%}
+    {%- set stats = group.stats or sl('fetch_sparkload_batch_stats', 'sparkload')(group.sql, cfg.prune_keys) -%}
+    {%- set boundary = cfg.boundary_timestamp or pending.inserted_at.get(group.load_ids[-1]) -%}
+    {%- do cfg.update({'batch': {'load_ids': group.load_ids, 'stats': stats,
+                                 'boundary': sl('sparkload_typed_literal', 'sparkload')(boundary, 'timestamp')}}) -%}
+    {%- if cfg.children and cfg.root is none and cfg.write_disposition == 'merge' and cfg.strategy != 'scd2' -%}
+      {%- do sl('run_sparkload_record_removed_roots', 'sparkload')(target, group.sql, columns, cfg, group.load_ids) -%}
+    {%- endif -%}
+    {%- call statement('main') -%}
+      {{ sl(cfg.strategy_macro, 'sparkload')(target, group.sql, columns, cfg) }}
+    {%- endcall -%}
+  {%- endif -%}
+  {%- do sl('run_sparkload_record_loads', 'sparkload')(ledger=sl('sparkload_ledger_relation', 'sparkload')(target), target=target, load_ids=group.load_ids) -%}
+{%- endmacro %}

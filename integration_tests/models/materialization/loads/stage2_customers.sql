@@ -1,0 +1,3 @@
+-- stage 2: consumes what stage 1 finished (status 1), passes it on as 2
+{{ config(materialized='sparkload', write_disposition='merge', strategy='upsert', primary_key='id', load_status_in=1, load_status_out=2) }}
+select id, upper(name) as name, _dlt_load_id, _dlt_id from {{ source('raw', 'customers') }}

@@ -1,0 +1,2 @@
+{{ config(materialized='sparkload', write_disposition='replace') }}
+select * from {{ source('raw', 'customers') }}

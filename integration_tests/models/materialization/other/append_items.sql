@@ -1,0 +1,2 @@
+{{ config(materialized='sparkload', write_disposition='append') }}
+select * from {{ source('raw', 'items') }}

@@ -1,0 +1,65 @@
+{#- Nested tables. A child model (config `root_model`) materializes a `<table>__<child>` staging table
+    and follows its root model: it applies exactly the loads the root has applied, keeps only the
+    children of rows the root table holds, and replaces the children of every root row the root
+    replaced or deleted. The root records those rows (`_sparkload_removed_roots`: target, load_id,
+    root_id) before its own statement, because afterwards they are gone. -#}
+
+{#- The enabled model node called `name` (its dbt name), or none. -#}
+{% macro default__sparkload_find_model(name) -%}
+  {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == name -%}
+    {{ return(node) }}
+  {%- endfor -%}
+  {{ return(none) }}
+{%- endmacro %}
+
+{% macro default__sparkload_node_relation(node) -%}
+  {{ return(api.Relation.create(schema=node.schema, identifier=node.alias or node.name, type='table')) }}
+{%- endmacro %}
+
+{#- Target relations of the child models of the model `name`. -#}
+{% macro default__sparkload_child_relations(name) -%}
+  {%- set children = [] -%}
+  {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.config.get('root_model') == name -%}
+    {%- do children.append(adapter.dispatch('sparkload_node_relation', 'sparkload')(node)) -%}
+  {%- endfor -%}
+  {{ return(children) }}
+{%- endmacro %}
+
+{% macro default__sparkload_removed_roots_relation(root) -%}
+  {{ return(api.Relation.create(schema=root.schema, identifier='_sparkload_removed_roots', type='table')) }}
+{%- endmacro %}
+
+{#- Before a root's delete-insert or upsert statement: the root rows it is about to replace or delete
+    (key in the batch, not a surviving batch row). Recomputing after a crash finds the same rows, or
+    none once the root committed; the log keeps what the first attempt found. -#}
+{% macro default__run_sparkload_record_removed_roots(target, batch_sql, columns, cfg, load_ids) -%}
+  {%- set rel = adapter.dispatch('sparkload_relation', 'sparkload') -%}
+  {%- set key_pred = adapter.dispatch('get_sparkload_key_predicate_sql', 'sparkload') -%}
+  {%- set column_list = adapter.dispatch('sparkload_column_list', 'sparkload') -%}
+  {%- set q = adapter.dispatch('sparkload_literal', 'sparkload') -%}
+  {%- set log = adapter.dispatch('sparkload_removed_roots_relation', 'sparkload')(target) -%}
+  {%- set survivors = adapter.dispatch('get_sparkload_survivors_sql', 'sparkload')(batch_sql, columns, cfg) -%}
+  {%- set matched = [] -%}
+  {%- for keys in [cfg.primary_key, cfg.merge_key] if keys -%}
+    {%- do matched.append('select t.`_dlt_id` from ' ~ rel(target) ~ ' as t left semi join (select distinct '
+        ~ column_list(keys) ~ ' from (' ~ batch_sql ~ ')) as s on ' ~ key_pred(keys)) -%}
+  {%- endfor -%}
+  {%- do run_query('create table if not exists ' ~ rel(log) ~ ' (`target` string, `load_id` string, `root_id` string) using ' ~ cfg.file_format) -%}
+  {%- call statement('sparkload_record_removed_roots') -%}
+    insert into {{ rel(log) }}
+    select {{ q(target.schema ~ '.' ~ target.identifier) }}, {{ q(load_ids[-1]) }}, r.`_dlt_id`
+    from ({{ matched | join(' union ') }}) as r
+    left anti join ({{ survivors }}) as s on r.`_dlt_id` = s.`_dlt_id`
+  {%- endcall -%}
+{%- endmacro %}
+
+{#- A child batch restricted to children of root rows the root table got from these loads. -#}
+{% macro default__get_sparkload_child_rows_sql(batch_sql, load_ids, cfg) -%}
+  {%- set q = adapter.dispatch('sparkload_literal', 'sparkload') -%}
+  {%- set ids = [] -%}
+  {%- for id in load_ids or [''] -%}{%- do ids.append(q(id)) -%}{%- endfor -%}
+  select * from ({{ batch_sql }}) as `__sparkload_children`
+  where `_dlt_root_id` in (
+    select `_dlt_id` from {{ adapter.dispatch('sparkload_relation', 'sparkload')(cfg.root.relation) }}
+    where `_dlt_load_id` in ({{ ids | join(', ') }}))
+{%- endmacro %}

@@ -1,0 +1,34 @@
+{#- Column names and Spark types, as lists of {'name': ..., 'type': ...}: of a query (DESCRIBE QUERY
+    analyses it without running it) and of an existing table. -#}
+
+{% macro default__fetch_sparkload_query_columns(sql) -%}
+  {%- set columns = [] -%}
+  {%- for row in run_query('describe query ' ~ sql) -%}
+    {%- do columns.append({'name': row[0], 'type': row[1] | lower}) -%}
+  {%- endfor -%}
+  {{ return(columns) }}
+{%- endmacro %}
+
+{% macro default__fetch_sparkload_relation_columns(relation) -%}
+  {%- set columns = [] -%}
+  {%- for col in adapter.get_columns_in_relation(relation) -%}
+    {%- do columns.append({'name': col.name, 'type': col.dtype | lower}) -%}
+  {%- endfor -%}
+  {{ return(columns) }}
+{%- endmacro %}
+
+{#- Whether values of `source_type` can be written into a `target_type` column without loss: the same
+    type, or a wider integer / floating type. Anything else is a type change. -#}
+{% macro default___sparkload_type_fits(source_type, target_type) -%}
+  {%- set widths = {'tinyint': 1, 'smallint': 2, 'int': 3, 'bigint': 4, 'float': 5, 'double': 6} -%}
+  {%- set a, b = source_type | replace(' ', ''), target_type | replace(' ', '') -%}
+  {%- if a == b or a == 'void' -%}{{ return(true) }}{%- endif -%}
+  {%- if a in widths and b in widths and widths[a] < widths[b] and not (a == 'bigint' and b == 'float') -%}
+    {{ return(true) }}
+  {%- endif -%}
+  {{ return(false) }}
+{%- endmacro %}
+
+{% macro default___sparkload_names(columns) -%}
+  {{ return(columns | map(attribute='name') | list) }}
+{%- endmacro %}

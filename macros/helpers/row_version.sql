@@ -1,0 +1,20 @@
+{#- scd2 row versions: a version is the `row_version_column_name` column, else every column whose
+    name does not start with `_dlt` (the validity columns excluded). Versions are compared column by
+    column with null-safe equality, never through a hash or a concatenation, so they cannot collide. -#}
+{% macro default__sparkload_version_columns(columns, cfg) -%}
+  {%- if cfg.row_version_column_name -%}{{ return([cfg.row_version_column_name]) }}{%- endif -%}
+  {%- set names = [] -%}
+  {%- for c in columns if not c.name.startswith('_dlt') and c.name not in cfg.validity_column_names -%}
+    {%- do names.append(c.name) -%}
+  {%- endfor -%}
+  {{ return(names) }}
+{%- endmacro %}
+
+{#- t and s hold the same version of the same record: merge key and version columns equal. -#}
+{% macro default__get_sparkload_version_match_sql(columns, cfg, left='t', right='s') -%}
+  {%- set keys = cfg.merge_key | list -%}
+  {%- for c in adapter.dispatch('sparkload_version_columns', 'sparkload')(columns, cfg) if c not in keys -%}
+    {%- do keys.append(c) -%}
+  {%- endfor -%}
+  {{ return(adapter.dispatch('get_sparkload_key_predicate_sql', 'sparkload')(keys, left, right)) }}
+{%- endmacro %}

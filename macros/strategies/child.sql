@@ -1,0 +1,33 @@
+{#- A child model (config `root_model`) whose root merges or appends: the children of every root row
+    the batch brings (the batch holds only children of rows the root table has) replace that root
+    row's children, and the children of root rows the root replaced or deleted in these loads
+    (children.sql) are deleted. A scd2 root only adds versions, so its children are only added.
+    Atomic: one MERGE, deleting by `_dlt_root_id` unconditionally and inserting the batch. -#}
+{% macro default__get_sparkload_child_sql(target, batch_sql, columns, cfg) -%}
+  {%- set sl = adapter.dispatch -%}
+  {%- set q = sl('sparkload_literal', 'sparkload') -%}
+  {%- set column_list = sl('sparkload_column_list', 'sparkload') -%}
+  {%- set names = sl('_sparkload_names', 'sparkload')(columns) -%}
+  {%- set removed = sl('sparkload_removed_roots_relation', 'sparkload')(cfg.root.relation) -%}
+  {%- set ids = [] -%}
+  {%- for id in cfg.batch.load_ids -%}{%- do ids.append(q(id)) -%}{%- endfor -%}
+  {%- set padded = [] -%}
+  {%- for c in names -%}{%- do padded.append('`_dlt_root_id`' if c == '_dlt_root_id' else 'null') -%}{%- endfor -%}
+  merge into {{ sl('sparkload_relation', 'sparkload')(target) }} as t
+  using (
+    select {{ column_list(names) }}, 'insert' as `__sparkload_action`
+    from ({{ sl('get_sparkload_dedup_sql', 'sparkload')(batch_sql, names, ['_dlt_id']) }}) as c
+    union all
+    select {{ padded | join(', ') }}, 'delete' from (
+      select distinct `_dlt_root_id` from ({{ batch_sql }}) as b
+      {%- if cfg.root.removes_rows and adapter.get_relation(database=none, schema=removed.schema, identifier=removed.identifier) is not none %}
+      union
+      select `root_id` from {{ sl('sparkload_relation', 'sparkload')(removed) }}
+      where `target` = {{ q(cfg.root.relation.schema ~ '.' ~ cfg.root.relation.identifier) }} and `load_id` in ({{ ids | join(', ') }})
+      {%- endif %}
+    ) as r
+  ) as s
+  on s.`__sparkload_action` = 'delete' and t.`_dlt_root_id` = s.`_dlt_root_id`
+  when matched then delete
+  when not matched and s.`__sparkload_action` = 'insert' then insert ({{ column_list(names) }}) values ({{ column_list(names, 's') }})
+{%- endmacro %}
