@@ -71,25 +71,30 @@ class Progress:
         self.every = every if every is not None else (0.2 if self.tty else 5.0)
         self.started = time.monotonic()
         self._last = 0.0
+        self._open = False
+        self._first: Optional[float] = None
 
     def attach(self, hooks) -> None:
         hooks.register("progress", self.on_progress)
         hooks.register("table_landed", self.on_table)
         hooks.register("load_completed", self.on_load)
 
-    def _show(self, text: str, force: bool = False) -> None:
+    def _show(self, text: str, force: bool = False, final: bool = False) -> None:
         now = time.monotonic()
         if not force and now - self._last < self.every:
             return
         self._last = now
         if self.tty:
-            self.stream.write("\r\x1b[2K" + text)
+            self.stream.write("\r\x1b[2K" + text + ("\n" if final else ""))
+            self._open = not final
         else:
             self.stream.write(text + "\n")
         self.stream.flush()
 
     def on_progress(self, resource: str, tables: Dict[str, int], rows: int, pages: int) -> None:
-        elapsed = max(time.monotonic() - self.started, 1e-6)
+        if self._first is None:
+            self._first = time.monotonic()
+        elapsed = max(time.monotonic() - self._first, 1e-6)
         counts = ", ".join(f"{t} {n:,}" for t, n in tables.items()) or "0 rows"
         self._show(f"extract {resource}: {counts} rows | {pages:,} pages | {rows / elapsed:,.0f} rows/s")
 
@@ -100,10 +105,10 @@ class Progress:
         self._show(f"load {package.load_id}: [{bar:<20}] {done}/{len(tables)} tables ({table})", force=True)
 
     def on_load(self, package) -> None:
-        self._show(f"load {package.load_id}: complete", force=True)
+        self._show(f"load {package.load_id}: complete", force=True, final=True)
 
     def close(self) -> None:
-        if self.tty:
+        if self.tty and self._open:
             self.stream.write("\n")
 
 

@@ -97,12 +97,13 @@ class Extractor:
         writer = self.writer
         load_id = writer.load_id
         table = None
-        written = pages = reported = 0
+        written = pages = yields = reported = 0
         batches: Dict[str, List[Any]] = {}
         try:
             pages_iter = res.pages(**bound_cursors, **bound)
             for page in pages_iter:
-                pages += 1
+                pages += not isinstance(page, dict)  # a page is a list of items or an Arrow table
+                yields += 1
                 closing = False
                 for item in page if isinstance(page, list) else (page,):
                     if item is CHECKPOINT:
@@ -128,7 +129,7 @@ class Extractor:
                 if closing:
                     getattr(pages_iter, "close", lambda: None)()
                     break
-                if pages % 100 == 0 or written - reported >= PROGRESS_EVERY:
+                if yields % 1000 == 0 or written - reported >= PROGRESS_EVERY:
                     reported = written
                     self.hooks.emit("progress", resource=res.name, tables=dict(writer.counts), rows=written, pages=pages)
             written += self._flush_batches(writer, res, batches)

@@ -12,26 +12,17 @@ from .schema import Schema, arrow_type
 
 
 def _dlt_type(arrow_type_) -> str:
-    import pyarrow as pa
+    """The dlt data type of an Arrow type; "" for the null type (a column with no value yet)."""
     import pyarrow.types as t
 
-    if t.is_boolean(arrow_type_):
-        return "bool"
-    if t.is_integer(arrow_type_):
-        return "bigint"
-    if t.is_floating(arrow_type_):
-        return "double"
-    if t.is_decimal(arrow_type_):
-        return "decimal"
-    if t.is_timestamp(arrow_type_):
-        return "timestamp"
-    if t.is_date(arrow_type_):
-        return "date"
-    if t.is_binary(arrow_type_) or t.is_large_binary(arrow_type_):
-        return "binary"
-    if t.is_list(arrow_type_) or t.is_large_list(arrow_type_) or t.is_map(arrow_type_):
-        return "json"
-    return "text" if arrow_type_ != pa.null() else ""
+    for is_type, data_type in (
+        (t.is_null, ""), (t.is_boolean, "bool"), (t.is_integer, "bigint"), (t.is_floating, "double"),
+        (t.is_decimal, "decimal"), (t.is_timestamp, "timestamp"), (t.is_date, "date"), (t.is_binary, "binary"),
+        (t.is_large_binary, "binary"), (t.is_list, "json"), (t.is_large_list, "json"), (t.is_map, "json"),
+    ):
+        if is_type(arrow_type_):
+            return data_type
+    return "text"
 
 
 def _flat_columns(data):
