@@ -33,6 +33,9 @@ import os
 from functools import lru_cache
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+import pendulum
+import pendulum.parsing.exceptions
+
 from ..errors import IncrementalBoundaryOverflow, IncrementalCursorPathMissing, IncrementalError
 from ..normalize.schema import parse_timestamp
 from .jsonpath import MISSING, compile_path, find_first, simple_field
@@ -46,10 +49,16 @@ _UTC = dt.timezone.utc
 
 @lru_cache(maxsize=8192)
 def _parse_text(value: str) -> Any:
+    """An ISO 8601 string as an aware datetime (fast C parser first, pendulum for the other ISO
+    forms); other strings stay strings."""
     if len(value) >= 10 and value[4:5] == "-" and value[7:8] == "-":
         parsed = parse_timestamp(value)
-        if parsed is not None:
-            return parsed
+        if parsed is None:
+            try:
+                parsed = pendulum.parse(value, tz="UTC")
+            except (ValueError, TypeError, pendulum.parsing.exceptions.ParserError):
+                return value
+        return parsed if isinstance(parsed, dt.datetime) else value
     return value
 
 

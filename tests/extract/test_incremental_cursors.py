@@ -263,3 +263,15 @@ class TestArrowAndSources:
         assert cursor(pipe, "users", "ts", "shop") == 4
         info = pipe.run(shop())                                # orders reload from scratch, users have nothing new
         assert info.row_counts == {"orders": 3}
+
+
+@pytest.mark.parametrize("a, b", [
+    ("2024-01-01T10:00:00.123+0100", "2024-01-01T09:00:00.123Z"),      # pendulum-only form vs RFC 3339
+    ("2024-01-01T09:00:19.000Z", "2024-01-01T09:00:19.000000+00:00"),  # precision spelled differently
+    ("2024-01-02", dt.date(2024, 1, 2)),                              # a date string and a date
+    (dt.datetime(2024, 1, 1, 9), "2024-01-01T09:00:00Z"),             # naive means UTC
+])
+def test_cursor_values__compare_as_instants_whatever_their_spelling(a, b):
+    from python_extract.extract.incremental import cursor_key
+
+    assert cursor_key(a) == cursor_key(b)
