@@ -1,0 +1,1 @@
+"""Airbyte connectors as a source plugin: the Airbyte protocol over a process boundary."""
