@@ -13,18 +13,8 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from .errors import SparkloadError
+from .cli_pipeline import _guarded
 from .sources.registry import discover, get_plugin
-
-
-def _guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return fn(args)
-        except SparkloadError as e:
-            print(f"sparkload: {' '.join(str(e).split())}", file=sys.stderr)
-            return 2
-    return run
 
 
 def _cmd_sources(args: argparse.Namespace) -> int:
