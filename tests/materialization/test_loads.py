@@ -1,0 +1,63 @@
+"""Which loads a model applies: completed loads only (a `_dlt_loads` row with status load_status_in),
+each exactly once per model (the ledger), and load-status chaining between stages."""
+from __future__ import annotations
+
+import pytest
+
+import python_extract as sl
+from python_extract.load import ensure_dataset, land_table
+
+from .conftest import TARGETS, rows_of, table
+
+pytestmark = pytest.mark.dbt_targets(*TARGETS)
+CUSTOMERS_1 = [{"id": 1, "name": "ann", "orders": [{"sku": "A"}]}, {"id": 2, "name": "bob", "orders": []}]
+CUSTOMERS_2 = [{"id": 2, "name": "bo", "orders": [{"sku": "B"}]}]
+
+
+def land_without_completing(stage, spark, rows, table_name="customers"):
+    """A load whose tables landed but whose `_dlt_loads` row was never written (the extractor died)."""
+    package = stage.pipeline.extract_and_normalize(sl.resource(rows, name=table_name, write_disposition="merge"))
+    ensure_dataset(spark, stage.names.staging)
+    for t in package.tables():
+        land_table(spark, package, t)
+
+
+def test_loads__stage_two_consumes_what_stage_one_finished(spark, stage, dbt, names):
+    stage1, stage2 = f"{names.target}.stage1_customers", f"{names.target}.stage2_customers"
+    stage.load(CUSTOMERS_1, table="customers")
+    land_without_completing(stage, spark, [{"id": 9, "name": "incomplete", "orders": [{"sku": "Z"}]}])
+
+    # stage 2 first: nothing has status 1 yet
+    dbt.run("stage2_customers")
+    assert table(spark, stage2, "id, name") == []
+    # stage 1's root applies load 1, but its child model has not: the load keeps status 0
+    dbt.run("stage1_customers")
+    assert table(spark, stage1, "id, name") == rows_of((1, "ann"), (2, "bob"))  # not the incomplete load
+    assert stage.statuses() == [0]
+    # the child applies it too: stage 1 is done with load 1, which moves on to status 1
+    dbt.run("stage1_customers__orders")
+    assert stage.statuses() == [1]
+    dbt.run("stage2_customers")
+    assert table(spark, stage2, "id, name") == rows_of((1, "ANN"), (2, "BOB"))
+    assert stage.statuses() == [2]
+
+    # load 2: the extractor first completes the load it left incomplete; one run takes both loads
+    # through both stages, in dependency order
+    stage.load(CUSTOMERS_2, table="customers")
+    dbt.run("stage1_customers stage1_customers__orders stage2_customers")
+    assert table(spark, stage2, "id, name") == rows_of((1, "ANN"), (2, "BO"), (9, "INCOMPLETE"))
+    assert stage.statuses() == [2, 2]
+
+
+def test_loads__models_consume_the_same_loads_independently_and_full_refresh_rebuilds(spark, stage, dbt, names):
+    stage.load([{"id": 1, "name": "a"}])
+    dbt.run("di_pk")
+    stage.load([{"id": 2, "name": "b"}])
+    dbt.run("di_pk up_pk")  # up_pk sees both loads, di_pk only the new one
+    for model in ("di_pk", "up_pk"):
+        assert table(spark, f"{names.target}.{model}", "id, name") == rows_of((1, "a"), (2, "b")), model
+    ledger = spark.sql(f"select target, count(*) n from {names.target}._sparkload_applied_loads group by target").collect()
+    assert {r["target"].split(".")[1]: r["n"] for r in ledger} == {"di_pk": 2, "up_pk": 2}
+
+    dbt.invoke("run", "--select", "di_pk", "--full-refresh")
+    assert table(spark, f"{names.target}.di_pk", "id, name") == rows_of((1, "a"), (2, "b"))
