@@ -15,19 +15,12 @@
   {{ return({}) }}
 {%- endmacro %}
 
-{#- The format of a relation dbt-spark listed, else none. -#}
-{% macro default__sparkload_relation_format(relation) -%}
-  {%- if relation is none -%}{{ return(none) }}{%- endif -%}
-  {%- if relation.is_iceberg -%}{{ return('iceberg') }}{%- endif -%}
-  {%- if relation.is_delta -%}{{ return('delta') }}{%- endif -%}
-  {{ return(none) }}
-{%- endmacro %}
-
 {#- The format when `file_format` is not configured: the embedded lakehouse's (sparkload adapter), else
-    var('sparkload_file_format'), else the format of the `_dlt_loads` table the staging tables share,
-    else delta. -#}
-{% macro default__sparkload_default_file_format(loads_relation) -%}
+    var('sparkload_file_format'), else the format of the `_dlt_loads` table the staging tables share
+    (looked up only then), else delta. -#}
+{% macro default__sparkload_default_file_format(loads) -%}
   {%- set embedded = adapter.lakehouse_table_format() if target.type == 'sparkload' else none -%}
-  {%- set staged = adapter.dispatch('sparkload_relation_format', 'sparkload')(loads_relation) -%}
-  {{ return(embedded or var('sparkload_file_format', none) or staged or 'delta') }}
+  {%- set chosen = embedded or var('sparkload_file_format', none) -%}
+  {%- if chosen -%}{{ return(chosen) }}{%- endif -%}
+  {{ return(adapter.dispatch('fetch_sparkload_loads_table', 'sparkload')(loads, true).format or 'delta') }}
 {%- endmacro %}

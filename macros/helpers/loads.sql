@@ -24,31 +24,46 @@
 
 {#- Loads this target has not applied yet, oldest first, as {'ids': [...], 'inserted_at': {id: text}}:
     loads with status `load_status_in` (any status from it on, for a full refresh, so a rebuilt stage
-    sees the loads it already passed on); for a child model, the loads its root model has applied. -#}
+    sees the loads it already passed on); for a child model, the loads its root model has applied.
+    Both small tables are read in one statement without a join and compared here. -#}
 {% macro default__fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
   {%- set q = adapter.dispatch('sparkload_literal', 'sparkload') -%}
   {%- set rel = adapter.dispatch('sparkload_relation', 'sparkload') -%}
   {%- set ledger = adapter.dispatch('sparkload_ledger_relation', 'sparkload') -%}
-  {%- set applied -%}
-    select `load_id` from {{ rel(ledger(target)) }} where `target` = {{ q(target.schema ~ '.' ~ target.identifier) }}
-  {%- endset -%}
   {%- set sql -%}
     {%- if cfg.root is not none -%}
-      select `load_id`, cast(null as string) from {{ rel(ledger(cfg.root.relation)) }}
+      select 'load', `load_id`, cast(null as string) from {{ rel(ledger(cfg.root.relation)) }}
       where `target` = {{ q(cfg.root.relation.schema ~ '.' ~ cfg.root.relation.identifier) }}
     {%- else -%}
-      select `load_id`, cast(`inserted_at` as string) from {{ rel(cfg.loads) }}
+      select 'load', `load_id`, cast(`inserted_at` as string) from {{ rel(cfg.loads) }}
       where `status` {{ '>=' if full_refresh else '=' }} {{ cfg.load_status_in | int }}
     {%- endif %}
-      and `load_id` not in ({{ applied }})
-    order by `load_id`
+    union all
+    select 'applied', `load_id`, null from {{ rel(ledger(target)) }} where `target` = {{ q(target.schema ~ '.' ~ target.identifier) }}
   {%- endset -%}
+  {%- set found = {'load': {}, 'applied': {}} -%}
+  {%- for row in run_query(sql) -%}{%- do found[row[0]].update({row[1]: row[2]}) -%}{%- endfor -%}
   {%- set pending = {'ids': [], 'inserted_at': {}} -%}
-  {%- for row in run_query(sql) -%}
-    {%- do pending.ids.append(row[0]) -%}
-    {%- do pending.inserted_at.update({row[0]: row[1]}) -%}
+  {%- for id in found.load.keys() | sort if id not in found.applied -%}
+    {%- do pending.ids.append(id) -%}
+    {%- do pending.inserted_at.update({id: found.load[id]}) -%}
   {%- endfor -%}
   {{ return(pending) }}
+{%- endmacro %}
+
+{#- Whether the `_dlt_loads` table exists, and its table format (none when unknown), in two cheap
+    metadata statements: dbt's relation cache does not hold source schemas, and listing them describes
+    every staging table. -#}
+{% macro default__fetch_sparkload_loads_table(loads, need_format) -%}
+  {%- set rel = adapter.dispatch('sparkload_relation', 'sparkload') -%}
+  {%- set listed = run_query('show tables in ' ~ adapter.dispatch('sparkload_ident', 'sparkload')(loads.schema)
+      ~ ' like ' ~ adapter.dispatch('sparkload_literal', 'sparkload')(loads.identifier)) if adapter.check_schema_exists(none, loads.schema) else none -%}
+  {%- if listed is none or listed.rows | length == 0 -%}{{ return({'exists': false, 'format': none}) }}{%- endif -%}
+  {%- set found = namespace(format=none) -%}
+  {%- for row in (run_query('describe table extended ' ~ rel(loads)) if need_format else []) if row[0] == 'Provider' -%}
+    {%- set found.format = row[1] | lower -%}
+  {%- endfor -%}
+  {{ return({'exists': true, 'format': found.format if found.format in ['delta', 'iceberg'] else none}) }}
 {%- endmacro %}
 
 {% macro default__run_sparkload_create_ledger(ledger, file_format) -%}

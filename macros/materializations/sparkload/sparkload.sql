@@ -26,8 +26,10 @@
   {%- set batch_sql = sl('sparkload_model_batch_sql', 'sparkload')(sql, pending.ids, cfg) -%}
   {%- set columns = sl('fetch_sparkload_query_columns', 'sparkload')(batch_sql) -%}
   {%- do sl('validate_sparkload_columns', 'sparkload')(target, cfg, columns, pending.ids) -%}
-  {%- do sl('validate_sparkload_unique_keys', 'sparkload')(target, batch_sql, cfg) -%}
   {%- set groups = sl('sparkload_apply_groups', 'sparkload')(sql, pending.ids, cfg) -%}
+  {%- for group in groups if group.stats is not none -%}
+    {%- do sl('validate_sparkload_unique_keys', 'sparkload')(target, group.sql, cfg, group.stats) -%}
+  {%- endfor -%}
   {%- if existing is none -%}
     {%- do sl('run_sparkload_create_target', 'sparkload')(target, columns, cfg) -%}
   {%- endif -%}

@@ -21,11 +21,10 @@
   {%- endif -%}
   {%- set validity = config.get('validity_column_names') or ['_dlt_valid_from', '_dlt_valid_to'] -%}
   {%- set loads = sl('sparkload_loads_relation', 'sparkload')(model) -%}
-  {%- set loads_found = adapter.get_relation(database=none, schema=loads.schema, identifier=loads.identifier) -%}
-  {%- if loads_found is none -%}
+  {%- if not sl('fetch_sparkload_loads_table', 'sparkload')(loads, false).exists -%}
     {{ sl('_sparkload_fail', 'sparkload')(target, 'the loads table ' ~ loads ~ ' does not exist; run the extractor first, or set loads_dataset.') }}
   {%- endif -%}
-  {%- set file_format = config.get('file_format') or sl('sparkload_default_file_format', 'sparkload')(loads_found) -%}
+  {%- set file_format = config.get('file_format') or sl('sparkload_default_file_format', 'sparkload')(loads) -%}
   {%- set cfg = {
       'write_disposition': disposition, 'strategy': strategy, 'root': root,
       'primary_key': as_list(config.get('primary_key')), 'merge_key': as_list(config.get('merge_key')),
@@ -131,10 +130,11 @@
   {%- endfor -%}
 {%- endmacro %}
 
-{#- Upsert keeps one row per key, so duplicate keys within one load need dedup_sort to pick one. -#}
-{% macro default__validate_sparkload_unique_keys(target, batch_sql, cfg) -%}
+{#- Upsert keeps one row per key, so duplicate keys within one load need dedup_sort to pick one. The
+    batch statistics name the loads that may repeat a key; only then are the keys looked up. -#}
+{% macro default__validate_sparkload_unique_keys(target, batch_sql, cfg, stats) -%}
   {%- set sl = adapter.dispatch -%}
-  {%- if cfg.strategy != 'upsert' or cfg.dedup_sort or cfg.root is not none -%}{{ return(none) }}{%- endif -%}
+  {%- if cfg.strategy != 'upsert' or cfg.dedup_sort or not stats.repeating_loads -%}{{ return(none) }}{%- endif -%}
   {%- set shown = [] -%}
   {%- for k in cfg.primary_key -%}
     {%- do shown.append('concat(' ~ sl('sparkload_literal', 'sparkload')(k ~ '=') ~ ', coalesce(cast(' ~ sl('sparkload_ident', 'sparkload')(k) ~ ' as string), \'NULL\'))') -%}

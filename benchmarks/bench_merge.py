@@ -1,0 +1,193 @@
+"""Merge benchmark (not a test): the time each sparkload strategy takes to apply a 1% increment to a
+table of N rows, against two baselines measured in the same run on the same data:
+
+  floor    a hand-written single MERGE INTO doing the same change on a copy of the same table:
+           for delete-insert and upsert `MERGE ... ON t.id = s.id WHEN MATCHED THEN UPDATE SET *
+           WHEN NOT MATCHED THEN INSERT *`; for scd2 the textbook SCD2 MERGE (the increment unioned
+           with a NULL-keyed copy of its changed rows)
+  dbt      dbt-spark's built-in incremental `merge` (delete-insert, upsert) or a dbt `snapshot`
+           (strategy check, unique_key id) over the same load (scd2)
+
+    .venv/bin/python benchmarks/bench_merge.py [--rows 1000000 5000000] [--home DIR]
+
+The increment is one load of 1% of N rows: 0.5% updates of the newest 1% of keys, 0.5% new keys. A
+sparkload or dbt figure is the model's execution time in dbt's run results (the whole
+materialization: metadata queries, batch statistics, the MERGE, the ledger), dbt's start-up and
+parsing excluded; the MERGE alone is shown beside it. Prints the machine, the versions and the ratios.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PROJECT = REPO / "benchmarks" / "merge_project"
+sys.path.insert(0, str(REPO))
+
+from python_extract.lakehouse import LakehouseConfig, get_session, session_format  # noqa: E402
+
+RAW, BENCH = "bench_raw", "bench"
+MOR = ("tblproperties ('format-version' = '2', 'write.merge.mode' = 'merge-on-read', "
+       "'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read')")
+DATA = ["name", "amount", "category", "updated_at"]
+SPARKLOAD = {"delete-insert": "bench_delete_insert", "upsert": "bench_upsert", "scd2": "bench_scd2"}
+DBT = {"delete-insert": "bench_dbt_merge", "upsert": "bench_dbt_merge", "scd2": "bench_snapshot"}
+
+
+class Dbt:
+    """dbt in this process on the benchmark session; returns {model: (execution s, MERGE s)}."""
+
+    def __call__(self, *args: str, load_id: str):
+        from dbt.cli.main import dbtRunner
+
+        events = []
+        cli = [*args, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT), "--vars", f"{{raw: {RAW}, load_id: '{load_id}'}}"]
+        result = dbtRunner(callbacks=[events.append]).invoke(cli)
+        if not result.success:
+            raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception}")
+        merges, last_sql = {}, {}
+        for e in events:
+            node = getattr(e.data, "node_info", None)
+            name = node.node_name if node else None
+            if e.info.name == "SQLQuery":
+                last_sql[name] = e.data.sql
+            elif e.info.name == "SQLQueryStatus" and name and _is_change(last_sql.get(name, "")):
+                merges[name] = merges.get(name, 0.0) + float(str(e.data.elapsed))
+        return {r.node.name: (r.execution_time, merges.get(r.node.name, 0.0)) for r in result.result.results}
+
+
+def _is_change(sql: str) -> bool:
+    body = sql.split("*/", 1)[-1].lstrip().lower()
+    return body.startswith(("merge into", "create or replace")) and "_dlt_loads" not in body.split("using", 1)[0]
+
+
+def timed(spark, sql: str) -> float:
+    start = time.perf_counter()
+    spark.sql(sql).collect()
+    return time.perf_counter() - start
+
+
+def land(spark, load_id: str, select: str) -> None:
+    """One load as the extractor lands it: rows first, its `_dlt_loads` row last."""
+    spark.sql(f"insert into {RAW}.items {select}")
+    spark.sql(f"insert into {RAW}._dlt_loads values ('{load_id}', 'bench', 0, current_timestamp(), 'h')")
+
+
+def rows_sql(ids: str, name: str, load_id: str) -> str:
+    return (f"select id, concat('{name}', id), id * 1.5, cast(id % 100 as string), "
+            f"timestamp'2024-01-01' + make_interval(0, 0, 0, 0, 0, 0, id), '{load_id}', uuid() from ({ids})")
+
+
+def floor_sql(strategy: str, table: str, load_id: str) -> str:
+    inc = f"(select * from {RAW}.items where _dlt_load_id = '{load_id}')"
+    if strategy != "scd2":
+        return (f"merge into {table} t using {inc} s on t.id = s.id "
+                "when matched then update set * when not matched then insert *")
+    same = " and ".join(f"t.{c} <=> s.{c}" for c in DATA)
+    cols = "id, " + ", ".join(DATA) + ", _dlt_load_id, _dlt_id"
+    return (f"merge into {table} t using ("
+            f"select s.id as merge_key, s.* from {inc} s union all "
+            f"select null as merge_key, s.* from {inc} s join {table} t on t.id = s.id and t._dlt_valid_to is null "
+            f"where not ({same})) s "
+            f"on t.id = s.merge_key and t._dlt_valid_to is null "
+            f"when matched and not ({same}) then update set _dlt_valid_to = current_timestamp() "
+            f"when not matched then insert ({cols}, _dlt_valid_from, _dlt_valid_to) "
+            f"values ({', '.join('s.' + c for c in cols.split(', '))}, current_timestamp(), null)")
+
+
+def run_size(spark, dbt: Dbt, n: int) -> dict:
+    spark.sql(f"drop schema if exists {BENCH} cascade")
+    spark.sql(f"drop schema if exists {RAW} cascade")
+    spark.sql(f"create schema {RAW}")
+    fmt = session_format(spark)
+    spark.sql(f"create table {RAW}.items (id bigint, name string, amount double, category string, updated_at timestamp, "
+              f"_dlt_load_id string, _dlt_id string) using {fmt}")
+    spark.sql(f"create table {RAW}._dlt_loads (load_id string, schema_name string, status bigint, "
+              f"inserted_at timestamp, schema_version_hash string) using {fmt}")
+    first, second = "1700000000.000001", "1700000000.000002"
+    land(spark, first, rows_sql(f"select id from range({n})", "name", first))
+    t0 = time.perf_counter()
+    initial = dbt("run", "--select", " ".join(sorted(set(SPARKLOAD.values()))) + " bench_dbt_merge", load_id=first)
+    initial.update(dbt("snapshot", load_id=first))
+    print(f"  initial load of {n:,} rows into 5 tables: {time.perf_counter() - t0:.1f} s "
+          f"(sparkload delete-insert {initial['bench_delete_insert'][0]:.1f} s, dbt merge {initial['bench_dbt_merge'][0]:.1f} s)")
+    for strategy, model in SPARKLOAD.items():
+        spark.sql(f"create table {BENCH}.floor_{model} using {fmt} {MOR} as select * from {BENCH}.{model}")
+    step = n // 100
+    updates = f"select id from range({n - step}, {n}, 2)"
+    new = f"select id from range({n}, {n + step // 2})"
+    land(spark, second, rows_sql(f"{updates} union all {new}", "upd", second))
+
+    figures = {}
+    for strategy, model in SPARKLOAD.items():
+        floor = timed(spark, floor_sql(strategy, f"{BENCH}.floor_{model}", second))
+        ours = dbt("run", "--select", model, load_id=second)[model]
+        figures[strategy] = {"floor": floor, "sparkload": ours}
+    figures["delete-insert"]["dbt"] = figures["upsert"]["dbt"] = dbt("run", "--select", "bench_dbt_merge", load_id=second)["bench_dbt_merge"]
+    figures["scd2"]["dbt"] = dbt("snapshot", load_id=second)["bench_snapshot"]
+    check(spark, n, step)
+    return figures
+
+
+def check(spark, n: int, step: int) -> None:
+    """The tables hold what the increment says, so the timings are of correct work."""
+    count = lambda sql: spark.sql(sql).first()[0]  # noqa: E731
+    for model in ("bench_delete_insert", "bench_upsert", "floor_bench_upsert", "bench_dbt_merge"):
+        assert count(f"select count(*) from {BENCH}.{model}") == n + step // 2, model
+        assert count(f"select count(*) from {BENCH}.{model} where name like 'upd%'") == step, model
+    for model in ("bench_scd2", "floor_bench_scd2"):
+        assert count(f"select count(*) from {BENCH}.{model}") == n + step, model
+        assert count(f"select count(*) from {BENCH}.{model} where _dlt_valid_to is null") == n + step // 2, model
+    assert count(f"select count(*) from {BENCH}.bench_snapshot where dbt_valid_to is null") == n + step // 2
+
+
+def versions() -> str:
+    import dbt.adapters.spark.__version__ as spark_v
+    import dbt.version
+    import pyspark
+
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
+    return f"dbt-core {dbt.version.__version__}, dbt-spark {spark_v.version}, pyspark {pyspark.__version__}, {java}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 5_000_000])
+    parser.add_argument("--home", help="lakehouse directory (default: a temporary one)")
+    args = parser.parse_args()
+    home = Path(args.home or tempfile.mkdtemp(prefix="bench_merge_"))
+    os.environ["SPARKLOAD_HOME"] = str(home)
+    spark = get_session(LakehouseConfig.from_env(home=home, spark_conf={"spark.driver.memory": "8g"}))
+    dbt = Dbt()
+    from dbt.cli.main import dbtRunner
+
+    dbtRunner().invoke(["deps", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)])
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
+          f"load average {os.getloadavg()[0]:.1f}; {platform.platform()}")
+    print(f"versions: {versions()}; table format {session_format(spark)} (merge-on-read)")
+    results = {}
+    for n in args.rows:
+        print(f"N = {n:,}, increment {n // 100:,} rows")
+        results[n] = run_size(spark, dbt, n)
+        print(f"  {'strategy':<14}{'sparkload s':>12}{'(MERGE s)':>11}{'floor s':>9}{'dbt s':>8}{'÷ floor':>9}{'÷ dbt':>8}")
+        for strategy, f in results[n].items():
+            ours, merge = f["sparkload"]
+            print(f"  {strategy:<14}{ours:>12.2f}{merge:>11.2f}{f['floor']:>9.2f}{f['dbt'][0]:>8.2f}"
+                  f"{ours / f['floor']:>9.2f}{ours / f['dbt'][0]:>8.2f}")
+    if len(args.rows) > 1:
+        small, large = args.rows[0], args.rows[-1]
+        print(f"scaling: the 1% increment into {large:,} rows ÷ into {small:,} rows: " + ", ".join(
+            f"{s} {results[large][s]['sparkload'][0] / results[small][s]['sparkload'][0]:.2f}" for s in SPARKLOAD))
+    if not args.home:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
