@@ -64,6 +64,10 @@ def contents(spark, relation):
 ])
 def test_faults__killed_at_a_commit_then_rerun_gives_the_uninterrupted_result(
         spark, lakehouse, stage, dbt, names, crash_point, models, crashing, tmp_path):
+    from python_extract.lakehouse import session_format
+
+    if session_format(spark) == "delta":
+        pytest.skip("a Delta lakehouse keeps its tables in a Derby metastore, which admits one JVM at a time")
     reference = Dbt(Names(staging=names.staging, target=names.target + "_ref"), dbt.target)
     everything = " ".join(models + CHILDREN if "cust_di" in models else models)
     # load 1, applied without interruption to both schemas
