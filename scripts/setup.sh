@@ -10,6 +10,9 @@ command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
 [ -f /usr/share/java/jarjar.jar ] || need+=(libjarjar-java)
 [ -f /usr/share/java/h2.jar ] || need+=(libh2-java)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)  # SQL source tests
+# the JDBC driver of an Iceberg catalog on PostgreSQL (tests/deploy/test_cluster.py)
+{ ls ~/.m2/repository/org/postgresql/postgresql/*/postgresql-*.jar || ls /usr/share/java/postgresql.jar; } >/dev/null 2>&1 \
+  || need+=(libpostgresql-jdbc-java)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"

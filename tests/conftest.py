@@ -86,10 +86,9 @@ class Dbt:
     """Runs dbt commands of integration_tests/ in this process: on the shared SparkSession (target
     `embedded`) or through the thrift server over the same lakehouse (`thrift`, `sparkload_thrift`)."""
 
-    def __init__(self, names: Names, target: str = "embedded", vars: Optional[Dict[str, Any]] = None):
+    def __init__(self, names: Names, target: str = "embedded"):
         self.names = names
         self.target = target
-        self.target_vars = vars or {}
         self.logs: List[str] = []
 
     def invoke(self, *args: str, vars: Optional[Dict[str, Any]] = None, expect_success: bool = True):
@@ -97,7 +96,7 @@ class Dbt:
         from dbt.cli.main import dbtRunner
 
         os.environ["SPARKLOAD_TARGET_SCHEMA"] = self.names.target
-        all_vars = {"staging_dataset": self.names.staging, **self.target_vars, **(vars or {})}
+        all_vars = {"staging_dataset": self.names.staging, **(vars or {})}
         cli = [*args, "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION),
                "--target", self.target, "--vars", yaml.safe_dump(all_vars)]
         events: List[str] = []
@@ -126,14 +125,10 @@ def dbt_target(request) -> str:
 
 
 @pytest.fixture
-def dbt(dbt_deps, names, dbt_target, spark, request) -> Dbt:
-    if dbt_target not in SERVER_TARGETS:
-        return Dbt(names, dbt_target)
-    from python_extract.lakehouse import session_format
-
-    request.getfixturevalue("thrift_server")
-    # over the wire the package cannot ask the lakehouse its format: the project says it, as users do
-    return Dbt(names, dbt_target, vars={"sparkload_file_format": session_format(spark)})
+def dbt(dbt_deps, names, dbt_target, request) -> Dbt:
+    if dbt_target in SERVER_TARGETS:
+        request.getfixturevalue("thrift_server")
+    return Dbt(names, dbt_target)
 
 
 def rows(spark, sql: str, *, drop=("_dlt_id", "_dlt_load_id")) -> List[Dict[str, Any]]:

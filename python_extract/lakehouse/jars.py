@@ -37,6 +37,10 @@ H2_CANDIDATES = (
     "/usr/share/java/h2.jar",
     "/usr/share/java/h2-*.jar",
 )
+POSTGRES_CANDIDATES = (
+    "~/.m2/repository/org/postgresql/postgresql/*/postgresql-*[0-9].jar",
+    "/usr/share/java/postgresql.jar",
+)
 MAVEN_HOST = ("repo1.maven.org", 443)
 
 
@@ -134,6 +138,19 @@ def provision_iceberg(cache: Path) -> List[str]:
     jars = iceberg_jars(cache)
     assert jars, f"provisioning left {cache} incomplete"
     return jars
+
+
+def catalog_driver_jars(catalog_uri: str) -> List[str]:
+    """The JDBC driver of the Iceberg catalog's database when it is not H2 (provisioned with Iceberg)."""
+    if not catalog_uri.startswith("jdbc:postgresql:"):
+        return []
+    driver = _first_existing(POSTGRES_CANDIDATES)
+    if driver is None:
+        raise LakehouseConfigError(
+            "catalog_uri is a PostgreSQL database and no PostgreSQL JDBC driver was found: "
+            "apt-get install libpostgresql-jdbc-java"
+        )
+    return [str(driver)]
 
 
 def delta_jars(jars_dir: Optional[Path]) -> Optional[List[str]]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from .config import ICEBERG_CATALOG, LakehouseConfig, LakehouseConfigError
-from .jars import _delta_missing_message, delta_jars, maven_reachable, provision_iceberg
+from .jars import _delta_missing_message, catalog_driver_jars, delta_jars, maven_reachable, provision_iceberg
 
 log = logging.getLogger("sparkload.lakehouse")
 
@@ -48,7 +48,7 @@ def choose_format(config: LakehouseConfig) -> FormatChoice:
             return FormatChoice("delta", f"Delta from Maven ({config.delta_maven})", packages=config.delta_maven)
         if config.table_format == "delta":
             raise LakehouseConfigError(_delta_missing_message(config))
-    jars = provision_iceberg(config.jars_cache)
+    jars = provision_iceberg(config.jars_cache) + catalog_driver_jars(config.iceberg_catalog_uri)
     reason = (
         "table_format is iceberg"
         if config.table_format == "iceberg"

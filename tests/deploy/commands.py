@@ -17,8 +17,7 @@ from typing import Dict, List, Optional, Sequence, Set
 
 from python_extract.lakehouse.processes import port_open
 
-from ..conftest import REPO
-
+REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 
@@ -40,8 +39,9 @@ def readme_block(section: str, first_line: str) -> str:
 def command_line(line: str, replace: Dict[str, str]) -> tuple:
     """A README command line as (argv, env): leading VAR=value words become the environment; each
     `replace` key (a port, a path) is swapped for its test value; `sparkload`/`python` come from this venv."""
-    for old, new in replace.items():
-        line = line.replace(old, new)
+    if replace:  # one pass, whole words only: a swapped-in path never gets swapped again
+        pattern = "|".join(re.escape(k) for k in sorted(replace, key=len, reverse=True))
+        line = re.sub(rf"(?<![\w.-])({pattern})(?![\w-])", lambda m: replace[m.group(1)], line)
     words = shlex.split(line)
     env = {}
     while words and re.match(r"^[A-Z_]+=", words[0]):

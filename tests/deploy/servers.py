@@ -1,22 +1,44 @@
 """Servers the test run shares: one Spark Thrift server over the session's lakehouse, started the first
-time a test runs dbt over the wire and stopped (its port checked free) when the run ends.
+time a test runs dbt over the wire, with the README's own command (`sparkload lakehouse serve`, section
+"Thrift server") as a real foreground process, and stopped with Ctrl-C when the run ends; its port
+and every process it started must then be gone.
 
 `tests/conftest.py` imports these fixtures, so every test folder can use them.
 """
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+
+from python_extract.lakehouse.processes import free_port
+
+from .commands import Foreground, command_line, readme_blocks
+
+
+@dataclass
+class RunningServer:
+    host: str
+    port: int
+    log: Path
 
 
 @pytest.fixture(scope="session")
 def thrift_server(spark, lakehouse, tmp_path_factory):
-    from python_extract.lakehouse.serve import start_thrift_server
-
     # `spark` first: this process then owns the H2 catalog server and the thrift server joins it
-    server = start_thrift_server(lakehouse, run_dir=tmp_path_factory.mktemp("thrift-server"))
+    port = free_port()
+    argv, env = command_line(readme_blocks("Thrift server")[0].strip(), {".sparkload": str(lakehouse.home), "10000": str(port)})
+    command = Foreground(argv, env, cwd=tmp_path_factory.mktemp("thrift-server"))
+    try:
+        ready = command.wait_for_line(r"thrift server listening on (\S+):(\d+) .*; log (\S+);", timeout=300)
+    except BaseException:
+        command.kill()
+        raise
+    server = RunningServer(ready.group(1), int(ready.group(2)), Path(ready.group(3)))
     os.environ["SPARKLOAD_THRIFT_HOST"] = server.host
     os.environ["SPARKLOAD_THRIFT_PORT"] = str(server.port)
     yield server
-    server.stop()
+    assert command.interrupt() == 0, "\n".join(command.lines[-30:])
+    assert command.leftovers([port]) == []

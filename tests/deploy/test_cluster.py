@@ -1,8 +1,10 @@
 """The README's "Cluster" example on a 1-master/2-worker standalone cluster on loopback, run as written
-(ports swapped for free ones): the extractor lands two loads through a session on the master, the
-thrift server runs on it, and dbt's merge runs there. The master's and workers' JSON status and the
-thrift server's REST API show that both workers ran executors and the merge's tasks. Nothing is left
-running afterwards, also when the test fails."""
+(ports swapped for free ones), with the lakehouse a multi-machine deployment would have: its Iceberg
+catalog on a real PostgreSQL server (`SPARKLOAD_CATALOG_URI`). The extractor lands two loads through
+a session on the master (its own JVM), the thrift server runs on the master (another JVM), and dbt's
+merge of the extractor's loads runs there. The master's and workers' JSON status and the thrift
+server's REST API show both workers ran executors and the merge's tasks. Nothing is left running
+afterwards, also when the test fails."""
 from __future__ import annotations
 
 import os
@@ -10,55 +12,74 @@ import re
 import subprocess
 from pathlib import Path
 
-from python_extract.lakehouse import session_format
 from python_extract.lakehouse.cluster import executors_by_worker, fetch_json
 from python_extract.lakehouse.processes import free_port
 
-from ..conftest import REPO, Dbt, rows
+from ..conftest import REPO, Dbt
+from ..support.postgres import PostgresServer
 from .commands import Foreground, command_line, readme_blocks
 
 PIPELINE = Path(__file__).with_name("cluster_pipeline.py")
 THRIFT_APP = "sparkload thrift server"
 
 
-def _land_two_loads(line, replace, names, cwd):
+def _land_two_loads(line, replace, names, lakehouse_env, cwd):
     argv, env = command_line(line, {**replace, "pipeline.py": f"{PIPELINE} {names.staging}"})
-    env = {**os.environ, **env, "PYTHONPATH": str(REPO), "SPARK_LOCAL_IP": "127.0.0.1"}
+    env = {**os.environ, **lakehouse_env, **env, "PYTHONPATH": str(REPO), "SPARK_LOCAL_IP": "127.0.0.1"}
     done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     found = re.search(r"master (\S+) app id (\S+)", done.stdout)
     return found.group(1), found.group(2)
 
 
-def test_cluster__extractor_and_dbt_merge_run_on_both_workers(spark, lakehouse, names, dbt_deps, tmp_path, monkeypatch):
+def _query(port, sql):
+    from pyhive import hive
+
+    with hive.connect(host="127.0.0.1", port=port) as conn:
+        cursor = conn.cursor()
+        cursor.execute(sql)
+        return cursor.fetchall()
+
+
+def _catalog_tables(pg):
+    import psycopg2
+
+    with psycopg2.connect(host="127.0.0.1", port=pg.port, user="postgres", dbname="postgres") as db:
+        with db.cursor() as cursor:
+            cursor.execute("select table_namespace, table_name from iceberg_tables")
+            return set(cursor.fetchall())
+
+
+def test_cluster__extractor_and_dbt_merge_run_on_both_workers(names, dbt_deps, tmp_path, monkeypatch):
     master_port, webui_port, thrift_port, app_ui_port = (free_port() for _ in range(4))
     replace = {"7077": str(master_port), "8080": str(webui_port), "10000": str(thrift_port)}
     start_line, pipeline_line, serve_line = readme_blocks("Cluster")[0].strip().splitlines()
-    cluster = Foreground(*command_line(start_line, replace), cwd=tmp_path)
-    server = None
+    pg = PostgresServer().start()
+    lakehouse_env = {"SPARKLOAD_HOME": str(tmp_path / "lake"), "SPARKLOAD_CATALOG_URI": pg.jdbc_url}
+    cluster = server = None
     try:
+        cluster = Foreground(*command_line(start_line, replace), cwd=tmp_path)
         ready = cluster.wait_for_line(r"spark master (spark://\S+) ready .* UI (http://\S+);", timeout=300)
         master_url, master_ui = ready.group(1), ready.group(2)
 
         # loads 1 and 2 land through a session on the cluster (a separate process, as in the README)
-        app_master, extract_app = _land_two_loads(pipeline_line, replace, names, tmp_path)
+        app_master, extract_app = _land_two_loads(pipeline_line, replace, names, lakehouse_env, tmp_path)
         assert app_master == master_url
 
         argv, env = command_line(serve_line, replace)
-        server = Foreground([*argv, "--home", str(lakehouse.home),
-                             "--conf", "spark.ui.enabled=true", "--conf", f"spark.ui.port={app_ui_port}",
+        server = Foreground([*argv, "--conf", "spark.ui.enabled=true", "--conf", f"spark.ui.port={app_ui_port}",
                              # wait for both executors, and keep 4 shuffle tasks per stage so both get work
                              "--conf", "spark.scheduler.minRegisteredResourcesRatio=1.0",
-                             "--conf", "spark.sql.adaptive.coalescePartitions.enabled=false"], env, cwd=tmp_path)
+                             "--conf", "spark.sql.adaptive.coalescePartitions.enabled=false"],
+                            {**env, **lakehouse_env}, cwd=tmp_path)
         server.wait_for_line(rf"thrift server listening on 127\.0\.0\.1:{thrift_port}", timeout=300)
 
         monkeypatch.setenv("SPARKLOAD_THRIFT_PORT", str(thrift_port))
-        Dbt(names, "thrift", vars={"sparkload_file_format": session_format(spark)}).run("skeleton_customers")
-        assert rows(spark, f"select * from {names.target}.skeleton_customers order by id") == [
-            {"id": 1, "name": "Ann", "address__city": "Oslo"},
-            {"id": 2, "name": "Bobby", "address__city": "Rome"},
-            {"id": 3, "name": "Cid", "address__city": "Lima"},
+        Dbt(names, "thrift").run("skeleton_customers")
+        assert _query(thrift_port, f"select id, name, address__city from {names.target}.skeleton_customers order by id") == [
+            (1, "Ann", "Oslo"), (2, "Bobby", "Rome"), (3, "Cid", "Lima"),
         ]
+        assert {(names.staging, "customers"), (names.target, "skeleton_customers")} <= _catalog_tables(pg)
 
         status = fetch_json(f"{master_ui}/json/")
         workers = sorted(w["id"] for w in status["workers"])
@@ -77,9 +98,11 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers(spark, lakehouse, 
         for command in (server, cluster):
             if command is not None:
                 command.kill()
+        pg.stop()
         raise
 
     assert server.interrupt() == 0
     assert cluster.interrupt() == 0
+    pg.stop()
     assert server.leftovers([thrift_port, app_ui_port]) == []
     assert cluster.leftovers([master_port, webui_port]) == []

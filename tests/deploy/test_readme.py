@@ -1,16 +1,16 @@
-"""The README's "Thrift server" and "dbt Cloud" examples, run as written: `sparkload lakehouse serve`
-as a real foreground process (port and lakehouse swapped for this run's), the Quickstart's extractor,
-and a fresh dbt project assembled from the README's blocks that installs the package (its `git:` entry
-becomes `local:`, the one change: there is no network) and runs with `type: spark` over the wire."""
+"""The README's "dbt Cloud" example, run as written: the Quickstart's extractor, then a fresh dbt
+project assembled from the README's blocks that installs the package (its `git:` entry becomes
+`local:`, the one change: there is no network) and runs with `type: spark` over the wire, through the
+run's thrift server, itself started with the README's "Thrift server" command (tests/deploy/servers.py)
+and reached with that section's profile."""
 from __future__ import annotations
 
 import re
 
 from python_extract.lakehouse import session_format
-from python_extract.lakehouse.processes import free_port
 
 from ..conftest import REPO, rows
-from .commands import Foreground, command_line, readme_block, readme_blocks
+from .commands import readme_block
 
 QUICKSTART = "Quickstart (embedded lakehouse)"
 
@@ -36,23 +36,11 @@ def _dbt(project, *args):
     assert result.success, f"dbt {' '.join(args)}: {result.exception}"
 
 
-def test_readme_thrift_and_dbt_cloud__package_alone_upserts_over_the_wire(spark, lakehouse, tmp_path):
-    port = free_port()
-    argv, env = command_line(readme_blocks("Thrift server")[0].strip(),
-                             {".sparkload": str(lakehouse.home), "10000": str(port)})
-    server = Foreground(argv, env, cwd=tmp_path)
-    try:
-        server.wait_for_line(rf"thrift server listening on 127\.0\.0\.1:{port}", timeout=300)
-        exec(readme_block(QUICKSTART, "import python_extract"), {})  # lands into SPARKLOAD_HOME: this run's lakehouse
+def test_readme_dbt_cloud__package_alone_upserts_over_the_wire(spark, thrift_server, tmp_path):
+    exec(readme_block(QUICKSTART, "import python_extract"), {})  # lands into SPARKLOAD_HOME: this run's lakehouse
 
-        project = _project_from_readme(tmp_path / "shop", port, session_format(spark))
-        _dbt(project, "deps")
-        _dbt(project, "run")
+    project = _project_from_readme(tmp_path / "shop", thrift_server.port, session_format(spark))
+    _dbt(project, "deps")
+    _dbt(project, "run")
 
-        assert rows(spark, "select * from analytics.customers") == [{"id": 1, "name": "Ann", "address__city": "Oslo"}]
-        code = server.interrupt()
-    except BaseException:
-        server.kill()
-        raise
-    assert code == 0
-    assert server.leftovers([port]) == []
+    assert rows(spark, "select * from analytics.customers") == [{"id": 1, "name": "Ann", "address__city": "Oslo"}]
