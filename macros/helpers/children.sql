@@ -44,7 +44,10 @@
     {%- do matched.append('select t.`_dlt_id` from ' ~ rel(target) ~ ' as t left semi join (select distinct '
         ~ column_list(keys) ~ ' from (' ~ batch_sql ~ ')) as s on ' ~ key_pred(keys)) -%}
   {%- endfor -%}
-  {%- do run_query('create table if not exists ' ~ rel(log) ~ ' (`target` string, `load_id` string, `root_id` string) using ' ~ cfg.file_format) -%}
+  {#- a statement, not run_query: PyHive cannot fetch the empty result of DDL from a Spark 3.5 thrift server -#}
+  {%- call statement('sparkload_create_removed_roots') -%}
+    create table if not exists {{ rel(log) }} (`target` string, `load_id` string, `root_id` string) using {{ cfg.file_format }}
+  {%- endcall -%}
   {%- call statement('sparkload_record_removed_roots') -%}
     insert into {{ rel(log) }}
     select {{ q(target.schema ~ '.' ~ target.identifier) }}, {{ q(load_ids[-1]) }}, r.`_dlt_id`

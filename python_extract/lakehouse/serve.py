@@ -28,7 +28,6 @@ from .processes import LOOPBACK, SparkProcess, SparkProcessError, conf_args, fre
 from .session import choose_format, spark_conf
 
 THRIFT_SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
-DEFAULT_PORT = 10000
 
 
 @dataclass
@@ -59,9 +58,10 @@ class ThriftServer:
 def thrift_server_conf(config: LakehouseConfig) -> Dict[str, str]:
     """The server's Spark settings: the lakehouse's, plus what the server needs (module docstring)."""
     conf = spark_conf(config, choose_format(config))
-    class_path = [*filter(None, conf.get("spark.jars", "").split(",")), *filter(None, [conf.get("spark.driver.extraClassPath")])]
-    if class_path:
-        conf["spark.driver.extraClassPath"] = ":".join(class_path)
+    jars = [jar for jar in conf.get("spark.jars", "").split(",") if jar]
+    extra = conf.get("spark.driver.extraClassPath")
+    if jars:
+        conf["spark.driver.extraClassPath"] = ":".join(jars + ([extra] if extra else []))
     if "spark.app.name" not in config.spark_conf:
         conf["spark.app.name"] = f"{config.app_name} thrift server"
     return conf

@@ -68,9 +68,11 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers(names, dbt_deps, t
 
         argv, env = command_line(serve_line, replace)
         server = Foreground([*argv, "--conf", "spark.ui.enabled=true", "--conf", f"spark.ui.port={app_ui_port}",
-                             # wait for both executors, and keep 4 shuffle tasks per stage so both get work
+                             # wait for both executors, keep 4 shuffle tasks per stage and hand them to
+                             # whichever executor is free, so that both get work
                              "--conf", "spark.scheduler.minRegisteredResourcesRatio=1.0",
-                             "--conf", "spark.sql.adaptive.coalescePartitions.enabled=false"],
+                             "--conf", "spark.sql.adaptive.coalescePartitions.enabled=false",
+                             "--conf", "spark.locality.wait=0"],
                             {**env, **lakehouse_env}, cwd=tmp_path)
         server.wait_for_line(rf"thrift server listening on 127\.0\.0\.1:{thrift_port}", timeout=300)
 

@@ -14,8 +14,9 @@ import pytest
 
 import python_extract as sl
 
-TARGETS = ("embedded",)
-PACKAGE_TARGETS = ("embedded", "spark_session")
+# thrift: the package alone over the wire (type: spark), through the run's thrift server
+TARGETS = ("embedded", "thrift")
+PACKAGE_TARGETS = ("embedded", "spark_session", "thrift")
 
 
 class Stage:
