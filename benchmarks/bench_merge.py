@@ -10,10 +10,11 @@ table of N rows, against two baselines measured in the same run on the same data
 
     .venv/bin/python benchmarks/bench_merge.py [--rows 1000000 5000000] [--home DIR]
 
-The increment is one load of 1% of N rows: 0.5% updates of the newest 1% of keys, 0.5% new keys. A
-sparkload or dbt figure is the model's execution time in dbt's run results (the whole
-materialization: metadata queries, batch statistics, the MERGE, the ledger), dbt's start-up and
-parsing excluded; the MERGE alone is shown beside it. Prints the machine, the versions and the ratios.
+An increment is one load of 1% of N rows: 0.5% updates of the newest 1% of keys, 0.5% new keys; each
+figure is the median of three increments applied one after another. A sparkload or dbt figure is the
+model's execution time in dbt's run results (the whole materialization: metadata queries, batch
+statistics, the MERGE, the ledger), dbt's start-up and parsing excluded; the MERGE alone is shown beside
+it. Prints the machine, the versions and the ratios.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ MOR = ("tblproperties ('format-version' = '2', 'write.merge.mode' = 'merge-on-re
        "'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read')")
 DATA = ["name", "amount", "category", "updated_at"]
 SPARKLOAD = {"delete-insert": "bench_delete_insert", "upsert": "bench_upsert", "scd2": "bench_scd2"}
-DBT = {"delete-insert": "bench_dbt_merge", "upsert": "bench_dbt_merge", "scd2": "bench_snapshot"}
+REPEATS = 3
 
 
 class Dbt:
@@ -102,50 +103,66 @@ def floor_sql(strategy: str, table: str, load_id: str) -> str:
             f"values ({', '.join('s.' + c for c in cols.split(', '))}, current_timestamp(), null)")
 
 
+def drop_schema(spark, schema: str) -> None:
+    """Iceberg's JDBC catalog drops only empty namespaces (no CASCADE)."""
+    if spark.catalog.databaseExists(schema):
+        for t in spark.sql(f"show tables in {schema}").collect():
+            spark.sql(f"drop table {schema}.{t['tableName']}")
+        spark.sql(f"drop schema {schema}")
+
+
 def run_size(spark, dbt: Dbt, n: int) -> dict:
-    spark.sql(f"drop schema if exists {BENCH} cascade")
-    spark.sql(f"drop schema if exists {RAW} cascade")
+    """Every figure of one table size: the median of REPEATS increments, each one new load."""
+    drop_schema(spark, BENCH)
+    drop_schema(spark, RAW)
     spark.sql(f"create schema {RAW}")
     fmt = session_format(spark)
     spark.sql(f"create table {RAW}.items (id bigint, name string, amount double, category string, updated_at timestamp, "
               f"_dlt_load_id string, _dlt_id string) using {fmt}")
     spark.sql(f"create table {RAW}._dlt_loads (load_id string, schema_name string, status bigint, "
               f"inserted_at timestamp, schema_version_hash string) using {fmt}")
-    first, second = "1700000000.000001", "1700000000.000002"
+    first = load_id(0)
     land(spark, first, rows_sql(f"select id from range({n})", "name", first))
     t0 = time.perf_counter()
-    initial = dbt("run", "--select", " ".join(sorted(set(SPARKLOAD.values()))) + " bench_dbt_merge", load_id=first)
+    initial = dbt("run", "--select", " ".join(SPARKLOAD.values()) + " bench_dbt_merge", load_id=first)
     initial.update(dbt("snapshot", load_id=first))
-    print(f"  initial load of {n:,} rows into 5 tables: {time.perf_counter() - t0:.1f} s "
-          f"(sparkload delete-insert {initial['bench_delete_insert'][0]:.1f} s, dbt merge {initial['bench_dbt_merge'][0]:.1f} s)")
-    for strategy, model in SPARKLOAD.items():
+    print(f"  initial load of {n:,} rows into 5 tables: {time.perf_counter() - t0:.1f} s (" + ", ".join(
+        f"{m} {t:.1f} s" for m, (t, _) in sorted(initial.items())) + ")")
+    for model in SPARKLOAD.values():
         spark.sql(f"create table {BENCH}.floor_{model} using {fmt} {MOR} as select * from {BENCH}.{model}")
-    step = n // 100
-    updates = f"select id from range({n - step}, {n}, 2)"
-    new = f"select id from range({n}, {n + step // 2})"
-    land(spark, second, rows_sql(f"{updates} union all {new}", "upd", second))
 
-    figures = {}
-    for strategy, model in SPARKLOAD.items():
-        floor = timed(spark, floor_sql(strategy, f"{BENCH}.floor_{model}", second))
-        ours = dbt("run", "--select", model, load_id=second)[model]
-        figures[strategy] = {"floor": floor, "sparkload": ours}
-    figures["delete-insert"]["dbt"] = figures["upsert"]["dbt"] = dbt("run", "--select", "bench_dbt_merge", load_id=second)["bench_dbt_merge"]
-    figures["scd2"]["dbt"] = dbt("snapshot", load_id=second)["bench_snapshot"]
+    step, runs = n // 100, {s: {"floor": [], "sparkload": [], "dbt": []} for s in SPARKLOAD}
+    for k in range(1, REPEATS + 1):
+        top = n + (k - 1) * (step // 2)  # the table's keys are 0 .. top - 1
+        increment = load_id(k)
+        land(spark, increment, rows_sql(f"select id from range({top - step}, {top}, 2) union all "
+                                        f"select id from range({top}, {top + step // 2})", f"upd{k}_", increment))
+        for strategy, model in SPARKLOAD.items():
+            runs[strategy]["floor"].append((timed(spark, floor_sql(strategy, f"{BENCH}.floor_{model}", increment)), 0.0))
+            runs[strategy]["sparkload"].append(dbt("run", "--select", model, load_id=increment)[model])
+        merge = dbt("run", "--select", "bench_dbt_merge", load_id=increment)["bench_dbt_merge"]
+        runs["delete-insert"]["dbt"].append(merge)
+        runs["upsert"]["dbt"].append(merge)
+        runs["scd2"]["dbt"].append(dbt("snapshot", load_id=increment)["bench_snapshot"])
     check(spark, n, step)
-    return figures
+    return {s: {kind: sorted(times)[len(times) // 2] for kind, times in r.items()} for s, r in runs.items()}
+
+
+def load_id(k: int) -> str:
+    return f"1700000000.{k + 1:06d}"
 
 
 def check(spark, n: int, step: int) -> None:
-    """The tables hold what the increment says, so the timings are of correct work."""
+    """The tables hold what the increments say, so the timings are of correct work."""
     count = lambda sql: spark.sql(sql).first()[0]  # noqa: E731
+    new, newest = REPEATS * (step // 2), load_id(REPEATS)
     for model in ("bench_delete_insert", "bench_upsert", "floor_bench_upsert", "bench_dbt_merge"):
-        assert count(f"select count(*) from {BENCH}.{model}") == n + step // 2, model
-        assert count(f"select count(*) from {BENCH}.{model} where name like 'upd%'") == step, model
+        assert count(f"select count(*) from {BENCH}.{model}") == n + new, model
+        assert count(f"select count(*) from {BENCH}.{model} where _dlt_load_id = '{newest}'") == step, model
     for model in ("bench_scd2", "floor_bench_scd2"):
-        assert count(f"select count(*) from {BENCH}.{model}") == n + step, model
-        assert count(f"select count(*) from {BENCH}.{model} where _dlt_valid_to is null") == n + step // 2, model
-    assert count(f"select count(*) from {BENCH}.bench_snapshot where dbt_valid_to is null") == n + step // 2
+        assert count(f"select count(*) from {BENCH}.{model}") == n + REPEATS * step, model
+        assert count(f"select count(*) from {BENCH}.{model} where _dlt_valid_to is null") == n + new, model
+    assert count(f"select count(*) from {BENCH}.bench_snapshot where dbt_valid_to is null") == n + new
 
 
 def versions() -> str:
@@ -174,13 +191,13 @@ def main() -> None:
     print(f"versions: {versions()}; table format {session_format(spark)} (merge-on-read)")
     results = {}
     for n in args.rows:
-        print(f"N = {n:,}, increment {n // 100:,} rows")
+        print(f"N = {n:,}, increment {n // 100:,} rows (load average {os.getloadavg()[0]:.1f})")
         results[n] = run_size(spark, dbt, n)
         print(f"  {'strategy':<14}{'sparkload s':>12}{'(MERGE s)':>11}{'floor s':>9}{'dbt s':>8}{'÷ floor':>9}{'÷ dbt':>8}")
         for strategy, f in results[n].items():
             ours, merge = f["sparkload"]
-            print(f"  {strategy:<14}{ours:>12.2f}{merge:>11.2f}{f['floor']:>9.2f}{f['dbt'][0]:>8.2f}"
-                  f"{ours / f['floor']:>9.2f}{ours / f['dbt'][0]:>8.2f}")
+            print(f"  {strategy:<14}{ours:>12.2f}{merge:>11.2f}{f['floor'][0]:>9.2f}{f['dbt'][0]:>8.2f}"
+                  f"{ours / f['floor'][0]:>9.2f}{ours / f['dbt'][0]:>8.2f}")
     if len(args.rows) > 1:
         small, large = args.rows[0], args.rows[-1]
         print(f"scaling: the 1% increment into {large:,} rows ÷ into {small:,} rows: " + ", ".join(

@@ -1,17 +1,17 @@
 {#- Test-only crash points (tests/materialization/test_faults.py), reached through the dispatch search
-    order of this project. With var('sparkload_crash_point') set, a model that reaches the named point
-    records that in `<schema>._crash_points` and blocks until the test kills the process:
+    order of this project. var('sparkload_crash_points') maps models to a point; a model that reaches
+    its point records that in `<schema>._crash_points` and blocks until the test kills the process:
     - after_commit: its strategy statement committed, its ledger entry not written yet;
     - after_removed_roots: a root logged the rows it will remove for its children, its statement not run. -#}
 
 {% macro default__run_sparkload_record_loads(ledger, target, load_ids) -%}
-  {%- if var('sparkload_crash_point', none) == 'after_commit' -%}{%- do _crash_point(target) -%}{%- endif -%}
+  {%- if var('sparkload_crash_points', {}).get(target.identifier) == 'after_commit' -%}{%- do _crash_point(target) -%}{%- endif -%}
   {%- do sparkload.default__run_sparkload_record_loads(ledger, target, load_ids) -%}
 {%- endmacro %}
 
 {% macro default__run_sparkload_record_removed_roots(target, batch_sql, columns, cfg, load_ids) -%}
   {%- do sparkload.default__run_sparkload_record_removed_roots(target, batch_sql, columns, cfg, load_ids) -%}
-  {%- if var('sparkload_crash_point', none) == 'after_removed_roots' -%}{%- do _crash_point(target) -%}{%- endif -%}
+  {%- if var('sparkload_crash_points', {}).get(target.identifier) == 'after_removed_roots' -%}{%- do _crash_point(target) -%}{%- endif -%}
 {%- endmacro %}
 
 {% macro _crash_point(target) -%}

@@ -22,9 +22,9 @@
 {%- endmacro %}
 
 {#- One query over the batch: rows per load, and for `keys` the bounds of each column (none when it
-    holds NULLs), the loads with fewer distinct keys than rows and, when there are at most `max_values`
-    distinct keys, the keys themselves (as strings, a second query). Returns {'rows', 'loads': {load_id:
-    rows}, 'bounds': {key: [min, max]}, 'repeating_loads': [load_id], 'key_values'}. -#}
+    holds NULLs) and, when there are at most `max_values` distinct keys (estimated, then counted by a
+    second query), the keys themselves as strings. Returns {'rows', 'loads': {load_id: rows},
+    'bounds': {key: [min, max]}, 'key_values'}. -#}
 {% macro default__fetch_sparkload_batch_stats(batch_sql, keys, max_values=100) -%}
   {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
   {%- set aggs = [] -%}
@@ -33,15 +33,14 @@
   {%- endfor -%}
   {%- set sql -%}
     select grouping(`_dlt_load_id`), `_dlt_load_id`, count(*)
-      {%- if keys %}, count(distinct {{ adapter.dispatch('sparkload_column_list', 'sparkload')(keys) }}), {{ aggs | join(', ') }}{% endif %}
+      {%- if keys %}, approx_count_distinct(struct({{ adapter.dispatch('sparkload_column_list', 'sparkload')(keys) }})), {{ aggs | join(', ') }}{% endif %}
     from ({{ batch_sql }}) as `__sparkload_batch` group by grouping sets ((`_dlt_load_id`), ())
   {%- endset -%}
-  {%- set stats = {'rows': 0, 'loads': {}, 'bounds': {}, 'repeating_loads': [], 'key_values': none} -%}
+  {%- set stats = {'rows': 0, 'loads': {}, 'bounds': {}, 'key_values': none} -%}
   {%- set found = namespace(distinct=0, nulls=false) -%}
   {%- for row in run_query(sql) -%}
     {%- if row[0] | int == 0 -%}
       {%- do stats.loads.update({row[1]: row[2] | int}) -%}
-      {%- if keys and row[3] | int < row[2] | int -%}{%- do stats.repeating_loads.append(row[1]) -%}{%- endif -%}
     {%- else -%}
       {%- do stats.update({'rows': row[2] | int}) -%}
       {%- for k in keys -%}
@@ -52,11 +51,11 @@
       {%- set found.distinct = row[3] | int if keys else 0 -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- if keys and stats.rows > 0 and found.distinct <= max_values and not found.nulls -%}
+  {%- if keys and stats.rows > 0 and found.distinct <= 2 * max_values and not found.nulls -%}
     {%- set casts = [] -%}
     {%- for k in keys -%}{%- do casts.append('cast(' ~ ident(k) ~ ' as string)') -%}{%- endfor -%}
-    {%- set values = run_query('select distinct ' ~ casts | join(', ') ~ ' from (' ~ batch_sql ~ ') as `__sparkload_batch`') -%}
-    {%- do stats.update({'key_values': values.rows | list}) -%}
+    {%- set values = run_query('select distinct ' ~ casts | join(', ') ~ ' from (' ~ batch_sql ~ ') as `__sparkload_batch` limit ' ~ (max_values + 1)) -%}
+    {%- do stats.update({'key_values': values.rows | list if values.rows | length <= max_values else none}) -%}
   {%- endif -%}
   {{ return(stats) }}
 {%- endmacro %}

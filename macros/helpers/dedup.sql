@@ -2,8 +2,9 @@
     applied one after another: a row survives only if no newer pending load has its primary key or its
     merge key, and among the rows of one primary key in one load one wins: `dedup_sort`
     ({'column': 'desc'|'asc'}), then `_dlt_id`, so the choice is deterministic. A delete row can win:
-    strategies drop those after this step. Emits a select of `columns`; runs nothing. -#}
-{% macro default__get_sparkload_dedup_sql(source_sql, columns, keys, dedup_sort=none, merge_key=[]) -%}
+    strategies drop those after this step. With `duplicate_error` (an SQL expression that raises), a key
+    that occurs twice in one load raises instead, within the same window. Emits a select of `columns`. -#}
+{% macro default__get_sparkload_dedup_sql(source_sql, columns, keys, dedup_sort=none, merge_key=[], duplicate_error=none) -%}
   {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
   {%- set column_list = adapter.dispatch('sparkload_column_list', 'sparkload') -%}
   {%- set order = [ident('_dlt_load_id') ~ ' desc'] -%}
@@ -12,19 +13,26 @@
   {%- endfor -%}
   {%- do order.append(ident('_dlt_id')) -%}
   {%- set filters = [] -%}
-  {%- if keys -%}{%- do filters.append('`__sparkload_rn` = 1') -%}{%- endif -%}
+  {%- if keys and duplicate_error -%}
+    {%- do filters.append('case when `__sparkload_next_load` = `_dlt_load_id` then ' ~ duplicate_error ~ ' else `__sparkload_rn` end = 1') -%}
+  {%- elif keys -%}
+    {%- do filters.append('`__sparkload_rn` = 1') -%}
+  {%- endif -%}
   {%- if merge_key -%}{%- do filters.append('`_dlt_load_id` = `__sparkload_newest`') -%}{%- endif -%}
   {%- if not filters -%}{{ return(source_sql) }}{%- endif -%}
   select {{ column_list(columns) }} from (
     select *
       {%- if keys %}, row_number() over (partition by {{ column_list(keys) }} order by {{ order | join(', ') }}) as `__sparkload_rn`{% endif %}
+      {%- if keys and duplicate_error %}, lead(`_dlt_load_id`) over (partition by {{ column_list(keys) }} order by {{ order | join(', ') }}) as `__sparkload_next_load`{% endif %}
       {%- if merge_key %}, max(`_dlt_load_id`) over (partition by {{ column_list(merge_key) }}) as `__sparkload_newest`{% endif %}
     from ({{ source_sql }}) as `__sparkload_src`
   ) as `__sparkload_ranked` where {{ filters | join(' and ') }}
 {%- endmacro %}
 
-{#- The rows a merge applies: get_sparkload_dedup_sql with the model's keys and dedup_sort. -#}
+{#- The rows a merge applies: get_sparkload_dedup_sql with the model's keys and dedup_sort (and, for
+    upsert without dedup_sort, the duplicate-key error of validate.sql). -#}
 {% macro default__get_sparkload_survivors_sql(batch_sql, columns, cfg) -%}
   {%- set names = adapter.dispatch('_sparkload_names', 'sparkload')(columns) -%}
-  {{ return(adapter.dispatch('get_sparkload_dedup_sql', 'sparkload')(batch_sql, names, cfg.primary_key, cfg.dedup_sort, cfg.merge_key)) }}
+  {%- set error = adapter.dispatch('get_sparkload_duplicate_key_error_sql', 'sparkload')(cfg) -%}
+  {{ return(adapter.dispatch('get_sparkload_dedup_sql', 'sparkload')(batch_sql, names, cfg.primary_key, cfg.dedup_sort, cfg.merge_key, error)) }}
 {%- endmacro %}

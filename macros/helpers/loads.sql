@@ -7,19 +7,14 @@
   {{ return(api.Relation.create(schema=target.schema, identifier='_sparkload_applied_loads', type='table')) }}
 {%- endmacro %}
 
-{#- The `_dlt_loads` table of a model node: config `loads_dataset`, else the schema of its first source. -#}
+{#- The `_dlt_loads` table of a model node: config `loads_dataset`, else the schema of its first source;
+    none when the node names neither (validate.sql says so for the model being run). -#}
 {% macro default__sparkload_loads_relation(node) -%}
   {%- set found = namespace(dataset=node.config.get('loads_dataset')) -%}
   {%- for node_id in node.depends_on.nodes if node_id.startswith('source.') and found.dataset is none -%}
     {%- set found.dataset = graph.sources[node_id].schema -%}
   {%- endfor -%}
-  {%- if found.dataset is none -%}
-    {%- set msg -%}
-      sparkload model {{ node.name }}: cannot tell where `_dlt_loads` is: the model selects from no dbt source. Set config loads_dataset='<schema of the staging tables>'.
-    {%- endset -%}
-    {{ exceptions.raise_compiler_error(msg) }}
-  {%- endif -%}
-  {{ return(api.Relation.create(schema=found.dataset, identifier='_dlt_loads', type='table')) }}
+  {{ return(none if found.dataset is none else api.Relation.create(schema=found.dataset, identifier='_dlt_loads', type='table')) }}
 {%- endmacro %}
 
 {#- Loads this target has not applied yet, oldest first, as {'ids': [...], 'inserted_at': {id: text}}:

@@ -12,7 +12,7 @@
     {%- set root = sl('sparkload_find_model', 'sparkload')(node.config.root_model) if node.config.get('root_model') else node -%}
     {%- if root is not none -%}
       {%- set loads = sl('sparkload_loads_relation', 'sparkload')(node) -%}
-      {%- if loads.schema == cfg.loads.schema and root.config.get('load_status_out') is not none
+      {%- if loads is not none and loads.schema == cfg.loads.schema and root.config.get('load_status_out') is not none
             and (root.config.get('load_status_in') or 0) | int == cfg.load_status_in | int -%}
         {%- do members.append({'name': node.name, 'relation': sl('sparkload_node_relation', 'sparkload')(node),
                                'status_out': root.config.get('load_status_out')}) -%}

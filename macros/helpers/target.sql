@@ -60,3 +60,14 @@
   {%- endif -%}
   {{ return(existing + added) }}
 {%- endmacro %}
+
+{#- CREATE OR REPLACE the table as `select_sql` (its target columns, in order): replace's statement,
+    and every strategy's first statement into the table it just created empty, where a MERGE would
+    only insert (dbt-spark's CREATE TABLE AS is that fast). -#}
+{% macro default__get_sparkload_create_as_sql(target, select_sql, columns, cfg) -%}
+  {%- set sl = adapter.dispatch -%}
+  {%- set names = sl('_sparkload_names', 'sparkload')(sl('sparkload_target_columns', 'sparkload')(columns, cfg)) -%}
+  create or replace table {{ sl('sparkload_relation', 'sparkload')(target) }}
+  {{ sl('get_sparkload_table_options_sql', 'sparkload')(cfg) }}
+  as select {{ sl('sparkload_column_list', 'sparkload')(names) }} from ({{ select_sql }}) as s
+{%- endmacro %}

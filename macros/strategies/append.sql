@@ -3,6 +3,7 @@
     the batch's loads, so it reads only the files those loads wrote. Atomic: one MERGE statement. -#}
 {% macro default__get_sparkload_append_sql(target, batch_sql, columns, cfg) -%}
   {%- set sl = adapter.dispatch -%}
+  {%- if cfg.batch.into_empty -%}{{ return(sl('get_sparkload_create_as_sql', 'sparkload')(target, batch_sql, columns, cfg)) }}{%- endif -%}
   {%- set names = sl('_sparkload_names', 'sparkload')(columns) -%}
   {%- set column_list = sl('sparkload_column_list', 'sparkload') -%}
   {%- set ids = [] -%}

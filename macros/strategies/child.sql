@@ -11,12 +11,14 @@
   {%- set removed = sl('sparkload_removed_roots_relation', 'sparkload')(cfg.root.relation) -%}
   {%- set ids = [] -%}
   {%- for id in cfg.batch.load_ids -%}{%- do ids.append(q(id)) -%}{%- endfor -%}
+  {%- set children = sl('get_sparkload_dedup_sql', 'sparkload')(batch_sql, names, ['_dlt_id']) -%}
+  {%- if cfg.batch.into_empty -%}{{ return(sl('get_sparkload_create_as_sql', 'sparkload')(target, children, columns, cfg)) }}{%- endif -%}
   {%- set padded = [] -%}
   {%- for c in names -%}{%- do padded.append('`_dlt_root_id`' if c == '_dlt_root_id' else 'null') -%}{%- endfor -%}
   merge into {{ sl('sparkload_relation', 'sparkload')(target) }} as t
   using (
     select {{ column_list(names) }}, 'insert' as `__sparkload_action`
-    from ({{ sl('get_sparkload_dedup_sql', 'sparkload')(batch_sql, names, ['_dlt_id']) }}) as c
+    from ({{ children }}) as c
     union all
     select {{ padded | join(', ') }}, 'delete' from (
       select distinct `_dlt_root_id` from ({{ batch_sql }}) as b

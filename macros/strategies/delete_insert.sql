@@ -11,10 +11,13 @@
   {%- set column_list = sl('sparkload_column_list', 'sparkload') -%}
   {%- set deleted = sl('get_sparkload_deleted_sql', 'sparkload')(cfg, columns, 's') -%}
   {%- set rows -%}
-    select * from ({{ sl('get_sparkload_survivors_sql', 'sparkload')(batch_sql, columns, cfg) }}) as s where not {{ deleted }}
+    select * from ({{ sl('get_sparkload_survivors_sql', 'sparkload')(batch_sql, columns, cfg) }}) as s
+    {%- if cfg.hard_delete %} where not {{ deleted }}{% endif %}
   {%- endset -%}
   {%- if not (cfg.primary_key or cfg.merge_key) -%}
     {{ return(sl('get_sparkload_append_sql', 'sparkload')(target, rows, columns, cfg)) }}
+  {%- elif cfg.batch.into_empty -%}
+    {{ return(sl('get_sparkload_create_as_sql', 'sparkload')(target, rows, columns, cfg)) }}
   {%- endif -%}
   {#- with both keys, rows matched by merge key are found by their primary key, so one key set matches -#}
   {%- set match = cfg.primary_key or cfg.merge_key -%}

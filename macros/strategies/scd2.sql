@@ -15,8 +15,13 @@
   {%- set versions = sl('sparkload_version_columns', 'sparkload')(columns, cfg) -%}
   {#- identical rows of one load are one version -#}
   {%- set present = sl('get_sparkload_dedup_sql', 'sparkload')(
-        'select * from (' ~ latest ~ ') as s where not ' ~ sl('get_sparkload_deleted_sql', 'sparkload')(cfg, columns, 's'),
+        'select * from (' ~ latest ~ ') as s' ~ (' where not ' ~ sl('get_sparkload_deleted_sql', 'sparkload')(cfg, columns, 's') if cfg.hard_delete else ''),
         names, cfg.merge_key + versions) -%}
+  {%- if cfg.batch.into_empty -%}
+    {%- set ident = sl('sparkload_ident', 'sparkload') -%}
+    {{ return(sl('get_sparkload_create_as_sql', 'sparkload')(target, 'select *, ' ~ cfg.batch.boundary ~ ' as ' ~ ident(cfg.validity_column_names[0])
+        ~ ', ' ~ cfg.active_literal ~ ' as ' ~ ident(cfg.validity_column_names[1]) ~ ' from (' ~ present ~ ') as p', columns, cfg)) }}
+  {%- endif -%}
   {%- set form = '_snapshot' if not cfg.merge_key or cfg.batch.stats.key_values is not none else '_per_key' -%}
   {{ return(sl('get_sparkload_scd2' ~ form ~ '_sql', 'sparkload')(target, latest, present, columns, cfg)) }}
 {%- endmacro %}
@@ -52,7 +57,7 @@
     select {{ column_list(names) }}, 'version' as `__sparkload_kind`, null as `__sparkload_versions` from ({{ present }}) as p
     union all
     select {{ padded | join(', ') }}, 'key', collect_list(struct({{ column_list(versions) }}))
-      filter (where not {{ sl('get_sparkload_deleted_sql', 'sparkload')(cfg, columns, 'l') }})
+      {%- if cfg.hard_delete %} filter (where not {{ sl('get_sparkload_deleted_sql', 'sparkload')(cfg, columns, 'l') }}){% endif %}
     from ({{ latest }}) as l group by {{ column_list(cfg.merge_key) }}
   ) as s
   on {{ sl('get_sparkload_prune_sql', 'sparkload')(cfg.merge_key, cfg.batch.stats, columns) }}

@@ -9,12 +9,17 @@
   {%- set column_list = sl('sparkload_column_list', 'sparkload') -%}
   {%- set names = sl('_sparkload_names', 'sparkload')(columns) -%}
   {%- set deleted = sl('get_sparkload_deleted_sql', 'sparkload')(cfg, columns, 's') -%}
+  {%- set survivors = sl('get_sparkload_survivors_sql', 'sparkload')(batch_sql, columns, cfg) -%}
+  {%- if cfg.batch.into_empty -%}
+    {{ return(sl('get_sparkload_create_as_sql', 'sparkload')(target, 'select * from (' ~ survivors ~ ') as s'
+        ~ (' where not ' ~ deleted if cfg.hard_delete else ''), columns, cfg)) }}
+  {%- endif -%}
   {%- set updates = [] -%}
   {%- for c in sl('_sparkload_names', 'sparkload')(cfg.target_columns) -%}
     {%- do updates.append('t.' ~ ident(c) ~ ' = ' ~ ('s.' ~ ident(c) if c in names else 'null')) -%}
   {%- endfor -%}
   merge into {{ sl('sparkload_relation', 'sparkload')(target) }} as t
-  using ({{ sl('get_sparkload_survivors_sql', 'sparkload')(batch_sql, columns, cfg) }}) as s
+  using ({{ survivors }}) as s
   on {{ sl('get_sparkload_prune_sql', 'sparkload')(cfg.primary_key, cfg.batch.stats, columns) }}
     and {{ sl('get_sparkload_key_predicate_sql', 'sparkload')(cfg.primary_key) }}
   {%- if cfg.hard_delete %}

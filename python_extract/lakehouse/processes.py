@@ -24,6 +24,8 @@ from .jars import pyspark_jars_dir
 
 LOOPBACK = "127.0.0.1"
 _PR_SET_PDEATHSIG = 1
+# resolved here, not in the forked child: dlopen there could block on a lock another thread held
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 
 
 class SparkProcessError(RuntimeError):
@@ -65,10 +67,7 @@ def conf_args(conf: Mapping[str, str]) -> List[str]:
 
 def _die_with_parent() -> None:
     # runs in the child before exec: the JVM gets SIGTERM when the starting process dies, even by SIGKILL
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except OSError:
-        pass
+    _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class SparkProcess:
@@ -83,7 +82,7 @@ class SparkProcess:
             self.popen = subprocess.Popen(
                 list(cmd), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 cwd=str(cwd or log.parent), env={**os.environ, **(env or {})}, start_new_session=True,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                preexec_fn=_die_with_parent if _LIBC is not None else None,
             )
         self.pgid = self.popen.pid
 

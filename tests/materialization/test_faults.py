@@ -3,9 +3,10 @@ the tables of an uninterrupted run: every strategy is idempotent, so the load wh
 crash prevented is applied again without changing anything.
 
 One `dbt run` in a child process applies the pending loads to a model of every strategy at once
-(threads); each model stops at a crash point (integration_tests/macros/crash_points.sql), the test
-kills the process once all got there, reruns in this process and compares every table with the same
-models built without interruption in another schema. Skipped on Delta: its Derby metastore admits one
+(threads); each model stops at its crash point (integration_tests/macros/crash_points.sql): after its
+commit, or, for a root with child models, after it logged the root rows it removes. The test kills the
+process once all got there, reruns in this process and compares every table with the same models built
+without interruption in another schema. Skipped on Delta: its Derby metastore admits one
 JVM at a time."""
 from __future__ import annotations
 
@@ -24,12 +25,17 @@ from .conftest import TARGETS
 from .test_nested import FLAG, LOAD_1, LOAD_2
 
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
-STRATEGIES = ["di_pk_flag", "up_pk_flag", "scd2_nk", "append_items", "replace_items", "cust_di"]
-CHILDREN = ["cust_di__orders", "cust_di__orders__lines"]
+CRASH_POINTS = {
+    "di_pk_flag": "after_commit", "up_pk_flag": "after_commit", "scd2_nk": "after_commit",
+    "append_items": "after_commit", "replace_items": "after_commit",
+    "cust_up": "after_commit", "cust_di": "after_removed_roots",  # roots of the child models below
+}
+CHILDREN = ["cust_up__orders", "cust_di__orders", "cust_di__orders__lines"]
 
 
-def crashed_run(names: Names, lakehouse, models, crash_point: str, expected: int, spark, log: Path) -> None:
-    """`dbt run` in a child process, killed once `expected` models reached `crash_point`."""
+def crashed_run(names: Names, lakehouse, spark, log: Path) -> None:
+    """`dbt run` of the CRASH_POINTS models in a child process, killed once each reached its point."""
+    models = list(CRASH_POINTS)
     spark.sql(f"create schema if not exists {names.target}")
     spark.sql(f"create table if not exists {names.target}._crash_points (target string)")
     # a blocked model holds a task slot (it sleeps in a Spark task): one slot per model and then some
@@ -38,12 +44,12 @@ def crashed_run(names: Names, lakehouse, models, crash_point: str, expected: int
     dbt = Path(sys.executable).with_name("dbt")
     cli = [str(dbt), "run", "--select", " ".join(models), "--threads", str(len(models)), "--target", "embedded",
            "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION),
-           "--vars", yaml.safe_dump({"staging_dataset": names.staging, "sparkload_crash_point": crash_point})]
+           "--vars", yaml.safe_dump({"staging_dataset": names.staging, "sparkload_crash_points": CRASH_POINTS})]
     process = subprocess.Popen(cli, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 180
     try:
         while time.monotonic() < deadline and process.poll() is None:
-            if spark.sql(f"select count(*) n from {names.target}._crash_points").first()["n"] >= expected:
+            if spark.sql(f"select count(*) n from {names.target}._crash_points").first()["n"] >= len(models):
                 break
             time.sleep(1)
         reached = spark.sql(f"select target from {names.target}._crash_points").collect()
@@ -58,18 +64,13 @@ def contents(spark, relation):
     return sorted(tuple(str(v) for v in r) for r in spark.sql(f"select * from {relation}").collect())
 
 
-@pytest.mark.parametrize("crash_point, models, crashing", [
-    ("after_commit", STRATEGIES, len(STRATEGIES)),
-    ("after_removed_roots", ["cust_di"], 1),
-])
-def test_faults__killed_at_a_commit_then_rerun_gives_the_uninterrupted_result(
-        spark, lakehouse, stage, dbt, names, crash_point, models, crashing, tmp_path):
+def test_faults__killed_at_a_commit_then_rerun_gives_the_uninterrupted_result(spark, lakehouse, stage, dbt, names, tmp_path):
     from python_extract.lakehouse import session_format
 
     if session_format(spark) == "delta":
         pytest.skip("a Delta lakehouse keeps its tables in a Derby metastore, which admits one JVM at a time")
     reference = Dbt(Names(staging=names.staging, target=names.target + "_ref"), dbt.target)
-    everything = " ".join(models + CHILDREN if "cust_di" in models else models)
+    everything = " ".join([*CRASH_POINTS, *CHILDREN])
     # load 1, applied without interruption to both schemas
     stage.load([{"id": 1, "name": "a", "deleted": False}, {"id": 2, "name": "b", "deleted": False}], columns=FLAG)
     stage.load([{"customer_key": 1, "c1": "foo"}, {"customer_key": 2, "c1": "bar"}], table="dim_customer")
@@ -84,7 +85,7 @@ def test_faults__killed_at_a_commit_then_rerun_gives_the_uninterrupted_result(
         stage.load(LOAD_2, table="customers", columns=FLAG),
     ]
 
-    crashed_run(names, lakehouse, models, crash_point, crashing, spark, tmp_path / "dbt.log")
+    crashed_run(names, lakehouse, spark, tmp_path / "dbt.log")
     ids = ", ".join(f"'{i}'" for i in pending)
     assert spark.sql(f"select * from {names.target}._sparkload_applied_loads where load_id in ({ids})").collect() == []
     dbt.run(everything)
@@ -92,4 +93,4 @@ def test_faults__killed_at_a_commit_then_rerun_gives_the_uninterrupted_result(
 
     for model in everything.split():
         assert contents(spark, f"{names.target}.{model}") == contents(spark, f"{reference.names.target}.{model}"), model
-    assert all(contents(spark, f"{names.target}.{model}") for model in models)
+    assert all(contents(spark, f"{names.target}.{model}") for model in CRASH_POINTS)

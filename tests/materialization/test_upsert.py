@@ -35,6 +35,6 @@ def test_upsert__duplicate_keys_in_one_load_fail_naming_key_and_load_and_change_
     result = dbt.run("up_pk", expect_success=False)
     assert not result.success
     message = "\n".join(dbt.logs)
-    assert f"id=1 (2 rows in load {bad})" in message and "dedup_sort" in message
+    assert f"id=1 occurs more than once in load {bad}" in message and "dedup_sort" in message
     assert f"{names.target}.up_pk" in message
     assert table(spark, f"{names.target}.up_pk", "id, name") == rows_of((1, "a"))

@@ -27,12 +27,10 @@
   {%- set columns = sl('fetch_sparkload_query_columns', 'sparkload')(batch_sql) -%}
   {%- do sl('validate_sparkload_columns', 'sparkload')(target, cfg, columns, pending.ids) -%}
   {%- set groups = sl('sparkload_apply_groups', 'sparkload')(sql, pending.ids, cfg) -%}
-  {%- for group in groups if group.stats is not none -%}
-    {%- do sl('validate_sparkload_unique_keys', 'sparkload')(target, group.sql, cfg, group.stats) -%}
-  {%- endfor -%}
   {%- if existing is none -%}
     {%- do sl('run_sparkload_create_target', 'sparkload')(target, columns, cfg) -%}
   {%- endif -%}
+  {%- do cfg.update({'table_is_empty': existing is none}) -%}
   {%- do cfg.update({'target_columns': sl('run_sparkload_evolve_target', 'sparkload')(target, columns, cfg, pending.ids)}) -%}
 
   {%- for group in groups -%}
@@ -58,7 +56,7 @@
   {%- if group.sql is not none -%}
     {%- set stats = group.stats or sl('fetch_sparkload_batch_stats', 'sparkload')(group.sql, cfg.prune_keys) -%}
     {%- set boundary = cfg.boundary_timestamp or pending.inserted_at.get(group.load_ids[-1]) -%}
-    {%- do cfg.update({'batch': {'load_ids': group.load_ids, 'stats': stats,
+    {%- do cfg.update({'batch': {'load_ids': group.load_ids, 'stats': stats, 'into_empty': cfg.table_is_empty,
                                  'boundary': sl('sparkload_typed_literal', 'sparkload')(boundary, 'timestamp')}}) -%}
     {%- if cfg.children and cfg.root is none and cfg.write_disposition == 'merge' and cfg.strategy != 'scd2' -%}
       {%- do sl('run_sparkload_record_removed_roots', 'sparkload')(target, group.sql, columns, cfg, group.load_ids) -%}
@@ -66,6 +64,7 @@
     {%- call statement('main') -%}
       {{ sl(cfg.strategy_macro, 'sparkload')(target, group.sql, columns, cfg) }}
     {%- endcall -%}
+    {%- do cfg.update({'table_is_empty': false}) -%}
   {%- endif -%}
   {%- do sl('run_sparkload_record_loads', 'sparkload')(ledger=sl('sparkload_ledger_relation', 'sparkload')(target), target=target, load_ids=group.load_ids) -%}
 {%- endmacro %}

@@ -21,7 +21,9 @@
   {%- endif -%}
   {%- set validity = config.get('validity_column_names') or ['_dlt_valid_from', '_dlt_valid_to'] -%}
   {%- set loads = sl('sparkload_loads_relation', 'sparkload')(model) -%}
-  {%- if not sl('fetch_sparkload_loads_table', 'sparkload')(loads, false).exists -%}
+  {%- if loads is none -%}
+    {{ sl('_sparkload_fail', 'sparkload')(target, 'cannot tell where `_dlt_loads` is: the model selects from no dbt source. Set config loads_dataset=\'<schema of the staging tables>\'.') }}
+  {%- elif not sl('fetch_sparkload_loads_table', 'sparkload')(loads, false).exists -%}
     {{ sl('_sparkload_fail', 'sparkload')(target, 'the loads table ' ~ loads ~ ' does not exist; run the extractor first, or set loads_dataset.') }}
   {%- endif -%}
   {%- set file_format = config.get('file_format') or sl('sparkload_default_file_format', 'sparkload')(loads) -%}
@@ -42,7 +44,7 @@
   {%- do cfg.update({
       'strategy_macro': 'get_sparkload_' ~ name | replace('-', '_') ~ '_sql',
       'prune_keys': cfg.primary_key if strategy == 'upsert' else (cfg.merge_key or cfg.primary_key if strategy else []),
-      'active_literal': sl('sparkload_typed_literal', 'sparkload')(cfg.active_record_timestamp, 'timestamp') if cfg.active_record_timestamp else 'null',
+      'active_literal': sl('sparkload_typed_literal', 'sparkload')(cfg.active_record_timestamp, 'timestamp') if cfg.active_record_timestamp else 'cast(null as timestamp)',
   }) -%}
   {{ return(cfg) }}
 {%- endmacro %}
@@ -82,8 +84,8 @@
   {%- if cfg.load_status_out is not none and cfg.load_status_out | string == cfg.load_status_in | string -%}
     {{ fail(target, 'load_status_out=' ~ cfg.load_status_out ~ ' equals load_status_in; a stage must move its loads on.') }}
   {%- endif -%}
-  {%- for m in adapter.dispatch('sparkload_stage_members', 'sparkload')(cfg) if cfg.load_status_out is not none
-        and m.status_out is not none and m.status_out | string != cfg.load_status_out | string -%}
+  {%- set members = adapter.dispatch('sparkload_stage_members', 'sparkload')(cfg) if cfg.load_status_out is not none else [] -%}
+  {%- for m in members if m.status_out | string != cfg.load_status_out | string -%}
     {{ fail(target, 'load_status_out=' ~ cfg.load_status_out ~ ' but model ' ~ m.name ~ ', which consumes the same loads with load_status_in=' ~ cfg.load_status_in ~ ', sets ' ~ m.status_out ~ '; a stage advances its loads to one status.') }}
   {%- endfor -%}
 {%- endmacro %}
@@ -130,22 +132,23 @@
   {%- endfor -%}
 {%- endmacro %}
 
-{#- Upsert keeps one row per key, so duplicate keys within one load need dedup_sort to pick one. The
-    batch statistics name the loads that may repeat a key; only then are the keys looked up. -#}
-{% macro default__validate_sparkload_unique_keys(target, batch_sql, cfg, stats) -%}
+{#- Upsert keeps one row per key, so a key twice in one load needs dedup_sort to pick a row. The check
+    runs inside the statement (dedup.sql), on the window that deduplicates anyway: an SQL expression
+    that raises this message, naming the key and the load, and fails the statement. -#}
+{% macro default__get_sparkload_duplicate_key_error_sql(cfg) -%}
   {%- set sl = adapter.dispatch -%}
-  {%- if cfg.strategy != 'upsert' or cfg.dedup_sort or not stats.repeating_loads -%}{{ return(none) }}{%- endif -%}
+  {%- if cfg.strategy != 'upsert' or cfg.dedup_sort -%}{{ return(none) }}{%- endif -%}
+  {%- set q = sl('sparkload_literal', 'sparkload') -%}
   {%- set shown = [] -%}
   {%- for k in cfg.primary_key -%}
-    {%- do shown.append('concat(' ~ sl('sparkload_literal', 'sparkload')(k ~ '=') ~ ', coalesce(cast(' ~ sl('sparkload_ident', 'sparkload')(k) ~ ' as string), \'NULL\'))') -%}
+    {%- do shown.append('concat(' ~ q(k ~ '=') ~ ', coalesce(cast(' ~ sl('sparkload_ident', 'sparkload')(k) ~ ' as string), \'NULL\'))') -%}
   {%- endfor -%}
-  {%- set found = run_query('select concat_ws(\', \', ' ~ shown | join(', ') ~ '), `_dlt_load_id`, count(*) from (' ~ batch_sql
-      ~ ') as b group by ' ~ sl('sparkload_column_list', 'sparkload')(cfg.primary_key) ~ ', `_dlt_load_id` having count(*) > 1 order by 2, 1 limit 5') -%}
-  {%- set examples = [] -%}
-  {%- for r in found.rows -%}{%- do examples.append(r[0] ~ ' (' ~ r[2] | int ~ ' rows in load ' ~ r[1] ~ ')') -%}{%- endfor -%}
-  {%- if examples -%}
-    {{ sl('_sparkload_fail', 'sparkload')(target, 'strategy=upsert needs one row per primary_key (' ~ cfg.primary_key | join(', ') ~ ') in each load, but found ' ~ examples | join('; ') ~ '. Set dedup_sort to choose a row, or use strategy=delete-insert.') }}
-  {%- endif -%}
+  {%- set prefix -%}
+    sparkload model {{ model.name }} (table {{ this }}): strategy=upsert needs one row per primary_key ({{ cfg.primary_key | join(', ') }}) in each load, but
+  {%- endset -%}
+  {%- set suffix = '. Set dedup_sort to choose a row, or use strategy=delete-insert. The table is unchanged.' -%}
+  {{ return('raise_error(concat(' ~ q(prefix ~ ' ') ~ ', concat_ws(\', \', ' ~ shown | join(', ') ~ '), '
+      ~ q(' occurs more than once in load ') ~ ', `_dlt_load_id`, ' ~ q(suffix) ~ '))') }}
 {%- endmacro %}
 
 {% macro default___sparkload_fail(target, problem) -%}
