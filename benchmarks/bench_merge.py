@@ -49,7 +49,8 @@ class Dbt:
         from dbt.cli.main import dbtRunner
 
         events = []
-        cli = [*args, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT), "--vars", f"{{raw: {RAW}, load_id: '{load_id}'}}"]
+        cli = [*args, "--quiet", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT),
+               "--vars", f"{{raw: {RAW}, load_id: '{load_id}'}}"]
         result = dbtRunner(callbacks=[events.append]).invoke(cli)
         if not result.success:
             raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception}")
@@ -185,7 +186,7 @@ def main() -> None:
     dbt = Dbt()
     from dbt.cli.main import dbtRunner
 
-    dbtRunner().invoke(["deps", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)])
+    dbtRunner().invoke(["deps", "--quiet", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)])
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
           f"load average {os.getloadavg()[0]:.1f}; {platform.platform()}")
     print(f"versions: {versions()}; table format {session_format(spark)} (merge-on-read)")

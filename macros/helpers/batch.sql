@@ -22,10 +22,12 @@
 {%- endmacro %}
 
 {#- One query over the batch: rows per load, and for `keys` the bounds of each column (none when it
-    holds NULLs) and, when there are at most `max_values` distinct keys (estimated, then counted by a
-    second query), the keys themselves as strings. Returns {'rows', 'loads': {load_id: rows},
-    'bounds': {key: [min, max]}, 'key_values'}. -#}
-{% macro default__fetch_sparkload_batch_stats(batch_sql, keys, max_values=100) -%}
+    holds NULLs) and, when there are at most `max_values` distinct keys, the keys themselves as strings
+    (a second query). With `keys_repeat` (a merge key: many rows may share few keys) the distinct keys
+    are estimated; otherwise (a primary key) the row count bounds them, and the estimate, a tenth of a
+    second per run, is saved. Returns {'rows', 'loads': {load_id: rows}, 'bounds': {key: [min, max]},
+    'key_values'}. -#}
+{% macro default__fetch_sparkload_batch_stats(batch_sql, keys, keys_repeat=true, max_values=100) -%}
   {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
   {%- set aggs = [] -%}
   {%- for k in keys -%}
@@ -33,7 +35,7 @@
   {%- endfor -%}
   {%- set sql -%}
     select grouping(`_dlt_load_id`), `_dlt_load_id`, count(*)
-      {%- if keys %}, approx_count_distinct(struct({{ adapter.dispatch('sparkload_column_list', 'sparkload')(keys) }})), {{ aggs | join(', ') }}{% endif %}
+      {%- if keys %}, {% if keys_repeat %}approx_count_distinct(struct({{ adapter.dispatch('sparkload_column_list', 'sparkload')(keys) }})){% else %}count(*){% endif %}, {{ aggs | join(', ') }}{% endif %}
     from ({{ batch_sql }}) as `__sparkload_batch` group by grouping sets ((`_dlt_load_id`), ())
   {%- endset -%}
   {%- set stats = {'rows': 0, 'loads': {}, 'bounds': {}, 'key_values': none} -%}
@@ -64,18 +66,20 @@
     by its ledger entry: scd2 applies one load per statement (each load is a snapshot at its own
     boundary); replace keeps the newest load that has rows; every other strategy applies all pending
     loads in one statement (its SQL makes the newest load win per key, as applying them in order would).
-    `sql` is none when the group's loads bring no rows for this model: nothing to change. -#}
+    `sql` is none when the group's loads bring no rows for this model: nothing to change. One statistics
+    query serves every group, except for scd2 over several loads, where each group gets its own. -#}
 {% macro default__sparkload_apply_groups(model_sql, load_ids, cfg) -%}
   {%- if not load_ids -%}{{ return([]) }}{%- endif -%}
   {%- set batch = adapter.dispatch('sparkload_model_batch_sql', 'sparkload') -%}
   {%- set stats = adapter.dispatch('fetch_sparkload_batch_stats', 'sparkload') -%}
   {%- set whole = batch(model_sql, load_ids, cfg) -%}
-  {%- set all = stats(whole, [] if cfg.strategy == 'scd2' else cfg.prune_keys) -%}
+  {%- set per_load = cfg.strategy == 'scd2' and load_ids | length > 1 -%}
+  {%- set all = stats(whole, [] if per_load else cfg.prune_keys, cfg.prune_keys_repeat) -%}
   {%- set with_rows = all.loads.keys() | sort -%}
   {%- if cfg.strategy == 'scd2' -%}
     {%- set groups = [] -%}
     {%- for id in load_ids -%}
-      {%- do groups.append({'load_ids': [id], 'sql': batch(model_sql, [id], cfg) if id in with_rows else none, 'stats': none}) -%}
+      {%- do groups.append({'load_ids': [id], 'sql': batch(model_sql, [id], cfg) if id in with_rows else none, 'stats': none if per_load else all}) -%}
     {%- endfor -%}
     {{ return(groups) }}
   {%- elif cfg.write_disposition == 'replace' and cfg.root is none -%}

@@ -54,7 +54,7 @@
 {% macro default__run_sparkload_apply_group(target, group, columns, cfg, pending) -%}
   {%- set sl = adapter.dispatch -%}
   {%- if group.sql is not none -%}
-    {%- set stats = group.stats or sl('fetch_sparkload_batch_stats', 'sparkload')(group.sql, cfg.prune_keys) -%}
+    {%- set stats = group.stats or sl('fetch_sparkload_batch_stats', 'sparkload')(group.sql, cfg.prune_keys, cfg.prune_keys_repeat) -%}
     {%- set boundary = cfg.boundary_timestamp or pending.inserted_at.get(group.load_ids[-1]) -%}
     {%- do cfg.update({'batch': {'load_ids': group.load_ids, 'stats': stats, 'into_empty': cfg.table_is_empty,
                                  'boundary': sl('sparkload_typed_literal', 'sparkload')(boundary, 'timestamp')}}) -%}

@@ -44,6 +44,7 @@
   {%- do cfg.update({
       'strategy_macro': 'get_sparkload_' ~ name | replace('-', '_') ~ '_sql',
       'prune_keys': cfg.primary_key if strategy == 'upsert' else (cfg.merge_key or cfg.primary_key if strategy else []),
+      'prune_keys_repeat': strategy in ['delete-insert', 'scd2'] and cfg.merge_key | length > 0,
       'active_literal': sl('sparkload_typed_literal', 'sparkload')(cfg.active_record_timestamp, 'timestamp') if cfg.active_record_timestamp else 'cast(null as timestamp)',
   }) -%}
   {{ return(cfg) }}
