@@ -25,7 +25,11 @@ def _two_loads(lakehouse, names):
 
 @pytest.mark.dbt_targets("sparkload_thrift")
 def test_dbt_run_over_thrift__sparkload_adapter_merges_in_the_server_jvm(spark, lakehouse, names, dbt, thrift_server):
-    _two_loads(lakehouse, names)
+    # load 1 builds the table (CREATE OR REPLACE ... AS SELECT); load 2 is merged into it
+    pipeline = _pipeline(lakehouse, names)
+    _run(pipeline, LOAD_1)
+    dbt.run("skeleton_customers")
+    _run(pipeline, LOAD_2)
     logged = thrift_server.log.stat().st_size
 
     dbt.run("skeleton_customers")
