@@ -48,12 +48,16 @@
   {%- call statement('sparkload_create_removed_roots') -%}
     create table if not exists {{ rel(log) }} (`target` string, `load_id` string, `root_id` string) using {{ cfg.file_format }}
   {%- endcall -%}
+  {#- a new table (its first statement creates it) has no rows to lose; the log is still created now,
+      so child models find it in dbt's relation cache on every later run -#}
+  {%- if not cfg.batch.into_empty -%}
   {%- call statement('sparkload_record_removed_roots') -%}
     insert into {{ rel(log) }}
     select {{ q(target.schema ~ '.' ~ target.identifier) }}, {{ q(load_ids[-1]) }}, r.`_dlt_id`
     from ({{ matched | join(' union ') }}) as r
     left anti join ({{ survivors }}) as s on r.`_dlt_id` = s.`_dlt_id`
   {%- endcall -%}
+  {%- endif -%}
 {%- endmacro %}
 
 {#- A child batch restricted to children of root rows the root table got from these loads. -#}

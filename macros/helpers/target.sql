@@ -1,5 +1,6 @@
-{#- The model's table: created empty before the first strategy statement, with the format's default
-    properties (formats.sql) under the model's `tblproperties`, and evolved before every later one:
+{#- The model's table: created by its first strategy statement (get_sparkload_create_as_sql), or
+    empty when a first run has no rows, with the format's default properties (formats.sql) under the
+    model's `tblproperties`; an existing table is evolved before every statement:
     columns new in the batch are added (nullable, so adding them twice after a crash is harmless), a
     column whose type changed stops the run before anything is written. -#}
 
@@ -62,8 +63,8 @@
 {%- endmacro %}
 
 {#- CREATE OR REPLACE the table as `select_sql` (its target columns, in order): replace's statement,
-    and every strategy's first statement into the table it just created empty, where a MERGE would
-    only insert (dbt-spark's CREATE TABLE AS is that fast). -#}
+    and every strategy's first statement into a table that does not exist yet, where a MERGE would
+    only insert. The table appears in this one commit, or not at all. -#}
 {% macro default__get_sparkload_create_as_sql(target, select_sql, columns, cfg) -%}
   {%- set sl = adapter.dispatch -%}
   {%- set names = sl('_sparkload_names', 'sparkload')(sl('sparkload_target_columns', 'sparkload')(columns, cfg)) -%}

@@ -38,3 +38,12 @@ def test_upsert__duplicate_keys_in_one_load_fail_naming_key_and_load_and_change_
     assert f"id=1 occurs more than once in load {bad}" in message and "dedup_sort" in message
     assert f"{names.target}.up_pk" in message
     assert table(spark, f"{names.target}.up_pk", "id, name") == rows_of((1, "a"))
+
+
+def test_upsert__duplicate_keys_in_the_first_load_fail_and_leave_no_table(spark, stage, dbt, names):
+    bad = stage.load([{"id": 1, "name": "b"}, {"id": 1, "name": "c"}])
+    result = dbt.run("up_pk", expect_success=False)
+    assert not result.success
+    assert f"id=1 occurs more than once in load {bad}" in "\n".join(dbt.logs)
+    assert spark.sql(f"show tables in {names.target} like 'up_pk'").collect() == []
+    assert spark.sql(f"select * from {names.target}._sparkload_applied_loads").collect() == []

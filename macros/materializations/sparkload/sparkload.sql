@@ -1,7 +1,7 @@
 {#- materialized='sparkload': applies the completed loads of a staging table to this model's table
     with dlt's write dispositions (flow.md beside this file). It validates the config, finds the loads
     with status load_status_in this table has not applied (a child model: those its root applied),
-    validates the batch, creates or evolves the table, then applies the loads in groups: one atomic
+    validates the batch, evolves an existing table, then applies the loads in groups: one atomic
     statement per group (strategies/<name>.sql), each followed by its ledger entry; finally it advances
     the loads' status once every model of the stage applied them. -#}
 
@@ -27,11 +27,16 @@
   {%- set columns = sl('fetch_sparkload_query_columns', 'sparkload')(batch_sql) -%}
   {%- do sl('validate_sparkload_columns', 'sparkload')(target, cfg, columns, pending.ids) -%}
   {%- set groups = sl('sparkload_apply_groups', 'sparkload')(sql, pending.ids, cfg) -%}
-  {%- if existing is none -%}
+  {#- a new table is created by its first strategy statement (CREATE OR REPLACE ... AS SELECT), so a
+      failing first statement leaves no table behind; empty only when no statement will run -#}
+  {%- set writes = namespace(any=false) -%}
+  {%- for group in groups if group.sql is not none -%}{%- set writes.any = true -%}{%- endfor -%}
+  {%- if existing is none and not writes.any -%}
     {%- do sl('run_sparkload_create_target', 'sparkload')(target, columns, cfg) -%}
   {%- endif -%}
   {%- do cfg.update({'table_is_empty': existing is none}) -%}
-  {%- do cfg.update({'target_columns': sl('run_sparkload_evolve_target', 'sparkload')(target, columns, cfg, pending.ids)}) -%}
+  {%- do cfg.update({'target_columns': sl('sparkload_target_columns', 'sparkload')(columns, cfg) if existing is none
+                                       else sl('run_sparkload_evolve_target', 'sparkload')(target, columns, cfg, pending.ids)}) -%}
 
   {%- for group in groups -%}
     {%- do sl('run_sparkload_apply_group', 'sparkload')(target, group, columns, cfg, pending) -%}
