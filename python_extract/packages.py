@@ -9,10 +9,18 @@
         tables/<table>/part-<n>.parquet           rows, written in bounded batches while streaming
         landing/<table>                           marker: landing of this table started
         landed/<table>                            marker: this table's rows are in the lakehouse
-    <pipeline dir>/packages/loaded/<load_id>/      complete: its `_dlt_loads` row exists
+    <pipeline dir>/packages/loaded/<load_id>/      complete: its `_dlt_loads` row exists; the newest
+                                                   `keep_loaded` are kept, older ones deleted
+    <pipeline dir>/packages/failed/<load_id>/      damaged (unreadable manifest, schema, state or Parquet
+        failed.json                               part), or sealed after a damaged one; never landed:
+                                                   reason, when; listed and dropped by `sparkload pipeline packages`
 
 Every state change is a rename: new/ -> normalized/ when sealed, normalized/ -> loaded/ after the
-`_dlt_loads` row was written. A package in normalized/ when a pipeline starts is landed first (load/).
+`_dlt_loads` row was written, normalized/ -> failed/ when `check` finds it damaged. A package in
+normalized/ when a pipeline starts is landed first (load/).
+
+Errors: `PipelineStepFailed('normalize', ...)` naming the table and column when rows do not fit their
+column's type (an integer beyond 64 bits).
 """
 from __future__ import annotations
 
@@ -26,11 +34,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from .errors import PipelineStepFailed
 from .normalize.schema import Schema, arrow_type
 
 NEW = "new"
 NORMALIZED = "normalized"
 LOADED = "loaded"
+FAILED = "failed"
+FAILED_FILE = "failed.json"
+KEEP_LOADED = 10
 PACKAGE_FILE = "package.json"
 SCHEMA_FILE = "schema.json"
 STATE_FILE = "state.json"
@@ -96,6 +108,53 @@ class LoadPackage:
         """Tables with rows, parents before children."""
         return [t for t in self.manifest["tables"] if self.table_dir(t).is_dir()]
 
+    def landing_tables(self) -> List[str]:
+        """Tables (not system tables) whose landing started."""
+        folder = self.root / LANDING
+        return sorted(p.name for p in folder.iterdir() if not p.name.startswith("_dlt")) if folder.is_dir() else []
+
+    def check(self, deep: bool = False) -> Optional[str]:
+        """Why the package cannot be landed as it is (None when it looks whole): its manifest, schema and
+        state must parse and every table's Parquet parts must hold the rows the manifest counts (footers
+        only; `deep` reads every page too)."""
+        import pyarrow.parquet as pq
+
+        for name in (PACKAGE_FILE, SCHEMA_FILE, STATE_FILE):
+            path = self.root / name
+            if name == STATE_FILE and not path.exists():
+                continue
+            try:
+                parsed = json.loads(path.read_text())
+            except FileNotFoundError:
+                return f"{name} is missing"
+            except (ValueError, UnicodeDecodeError) as e:
+                return f"{name} is not valid JSON ({_brief(e)})"
+            if name == PACKAGE_FILE and not (isinstance(parsed, dict) and {"tables", "row_counts", "dataset"} <= set(parsed)):
+                return f"{name} lacks tables, row_counts or dataset"
+        try:
+            self.schema
+        except Exception as e:  # noqa: BLE001 - any failure to rebuild the schema means a damaged file
+            return f"{SCHEMA_FILE} does not describe a schema ({_brief(e)})"
+        for table, expected in self.manifest["row_counts"].items():
+            parts = sorted(self.table_dir(table).glob("*.parquet"))
+            if expected and not parts:
+                return f"table {table}: no Parquet parts for its {expected} rows"
+            found = 0
+            for part in parts:
+                try:
+                    found += pq.read_table(part).num_rows if deep else pq.read_metadata(part).num_rows
+                except Exception as e:  # noqa: BLE001 - pyarrow raises several types for damaged files
+                    return f"table {table}: {part.name} is not readable Parquet ({_brief(e)})"
+            if found != expected:
+                return f"table {table}: its Parquet parts hold {found} rows, the manifest says {expected}"
+        return None
+
+
+def _brief(error: Exception) -> str:
+    """An error as a short printable phrase (parsers quote the damaged bytes)."""
+    text = "".join(c if c.isprintable() else " " for c in str(error))
+    return f"{type(error).__name__}: {' '.join(text.split())[:160]}"
+
 
 class PackageWriter:
     """Streams typed rows of one load into Parquet files of a package in new/, flushing each table
@@ -147,8 +206,24 @@ class PackageWriter:
             return
         columns = self.schema.typed_columns(table)
         arrow_schema = pa.schema([(c, arrow_type(t)) for c, t in columns.items()])
-        self._write_part(table, pa.Table.from_pylist(rows, schema=arrow_schema))
+        try:
+            data = pa.Table.from_pylist(rows, schema=arrow_schema)
+        except (OverflowError, pa.ArrowInvalid) as e:
+            raise self._unfit(table, columns, rows, e) from e
+        self._write_part(table, data)
         self.buffers[table] = []
+
+    def _unfit(self, table: str, columns: Dict[str, str], rows: List[Dict[str, Any]], error: Exception) -> PipelineStepFailed:
+        """The column and value that do not fit, named (pyarrow's own message names neither)."""
+        for column in columns:
+            for row in rows:
+                value = row.get(column)
+                if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+                    return PipelineStepFailed(
+                        "normalize", f"column {column}: value {value} does not fit a 64-bit integer (bigint); "
+                        f"yield it as a string or Decimal, or declare columns={{'{column}': {{'data_type': 'decimal'}}}}",
+                        load_id=self.load_id, table=table)
+        return PipelineStepFailed("normalize", f"{type(error).__name__}: {error}", load_id=self.load_id, table=table)
 
     def _write_part(self, table: str, data) -> None:
         import pyarrow.parquet as pq
@@ -159,12 +234,16 @@ class PackageWriter:
         # written on a thread (Arrow releases the GIL) while the next batch is normalised; at most one
         # part is in flight, so memory stays bounded. Snappy: as fast to read back as uncompressed, a third of the size.
         self._wait()
-        self._pending = self._pool.submit(pq.write_table, data, folder / f"part-{self._parts:05d}.parquet", compression="snappy")
+        path = folder / f"part-{self._parts:05d}.parquet"
+        self._pending, self._pending_path = self._pool.submit(pq.write_table, data, path, compression="snappy"), path
 
     def _wait(self) -> None:
         if self._pending is not None:
-            self._pending.result()
-            self._pending = None
+            pending, self._pending = self._pending, None
+            try:
+                pending.result()
+            except OSError as e:  # pyarrow's errors name no file
+                raise OSError(e.errno, e.strerror or str(e), str(self._pending_path)) from e
 
     def seal(self, state: Optional[Dict[str, Any]]) -> Optional[LoadPackage]:
         """Flush, write the manifest and rename into normalized/; None (and nothing kept) when the
@@ -208,16 +287,45 @@ class PackageStorage:
         return PackageWriter(self, load_id, dataset, schema, batch_rows)
 
     def pending(self) -> List[LoadPackage]:
+        """Sealed packages waiting to land, oldest first (a folder without its manifest too: `check`
+        reports it)."""
         return self._list(NORMALIZED)
 
     def loaded(self) -> List[LoadPackage]:
         return self._list(LOADED)
 
+    def failed(self) -> List[LoadPackage]:
+        return self._list(FAILED)
+
     def _list(self, folder: str) -> List[LoadPackage]:
         path = self.base / folder
         if not path.is_dir():
             return []
-        return [LoadPackage(p) for p in sorted(path.iterdir()) if (p / PACKAGE_FILE).exists()]
+        return [LoadPackage(p) for p in sorted(path.iterdir()) if p.is_dir()]
+
+    def quarantine(self, package: LoadPackage, reason: str) -> LoadPackage:
+        """Move a package that must not land into failed/, with `reason`."""
+        moved = self.move(package.root, FAILED)
+        record = {"reason": reason, "failed_at": dt.datetime.now(dt.timezone.utc).isoformat()}
+        (moved.root / FAILED_FILE).write_text(json.dumps(record, indent=1))
+        return moved
+
+    @staticmethod
+    def failure(package: LoadPackage) -> str:
+        try:
+            return json.loads((package.root / FAILED_FILE).read_text())["reason"]
+        except (OSError, ValueError, KeyError):
+            return "(no reason recorded)"
+
+    def drop(self, package: LoadPackage) -> None:
+        shutil.rmtree(package.root)
+
+    def prune_loaded(self, keep: int = KEEP_LOADED) -> List[str]:
+        """Delete loaded packages but the newest `keep`; their load ids."""
+        old = self.loaded()[:-keep] if keep > 0 else self.loaded()
+        for package in old:
+            shutil.rmtree(package.root, ignore_errors=True)
+        return [p.load_id for p in old]
 
     def move(self, root: Path, folder: str) -> LoadPackage:
         target = self.base / folder / root.name

@@ -3,28 +3,38 @@ destination, then extract+normalize -> load.
 
 `pipeline(pipeline_name=..., dataset_name=...)` mirrors `dlt.pipeline`; `Pipeline.run(data, ...)` takes a
 resource, a source, a list of dicts or a generator, as dlt's does, and returns a `LoadInfo`.
-Errors: `PipelineStepFailed` naming the step, the load id and the table.
+
+One writer per pipeline: `run`, `extract`, `load` and `reset` hold the pipeline's lock (locks.py) and
+fail at once when another process holds it, or wait up to `lock_wait` seconds. A pending package that
+`check` finds damaged is moved to failed/ with every package sealed after it (their cursors count its
+rows), rows it landed are deleted, and `CorruptPackage` is raised: the next run extracts them again.
+After each load only the newest `keep_loaded_packages` loaded packages stay on disk.
+
+Errors: `PipelineStepFailed` naming the step, the load id and the table; `PipelineLocked`;
+`CorruptPackage`; `LocalStateError` (a working directory or the lakehouse home is not writable).
 """
 from __future__ import annotations
 
 import gc
 import json
 import logging
+import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
 
-from .errors import PipelineStepFailed
+from .errors import CorruptPackage, LocalStateError, PipelineStepFailed, from_os_error
 from .extract.extractor import Extractor
 from .extract.resource import Keys, Resource
 from .extract.source import Source
 from .hooks import Hooks
 from .lakehouse import LakehouseConfig, get_session
-from .load import destination, load_package
+from .load import destination, load_package, unland_package
+from .locks import PipelineLock
 from .normalize import Schema
 from .normalize.naming import normalize_identifier
-from .packages import LoadPackage, PackageStorage
+from .packages import KEEP_LOADED, LoadPackage, PackageStorage
 from .state import State, new_state
 
 log = logging.getLogger("sparkload.pipeline")
@@ -63,13 +73,36 @@ def _fewer_gc_passes() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
+def _writable(path: Path, setting: str) -> None:
+    """Raise `LocalStateError` unless `path` (or its nearest existing parent) can be written."""
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not os.access(existing, os.W_OK):
+        import errno
+
+        code = errno.EROFS if _read_only_mount(existing) else errno.EACCES
+        raise from_os_error(OSError(code, os.strerror(code), str(existing)), setting)
+
+
+def _read_only_mount(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
 class Pipeline:
-    def __init__(self, pipeline_name: str, dataset_name: str, lakehouse: LakehouseConfig, pipelines_dir: Path):
+    def __init__(self, pipeline_name: str, dataset_name: str, lakehouse: LakehouseConfig, pipelines_dir: Path,
+                 lock_wait: float = 0.0, keep_loaded_packages: int = KEEP_LOADED):
         self.pipeline_name = pipeline_name
         self.dataset_name = normalize_identifier(dataset_name)
         self.lakehouse = lakehouse
         self.working_dir = Path(pipelines_dir) / pipeline_name
         self.packages = PackageStorage(self.working_dir)
+        self.lock = PipelineLock(self.working_dir, pipeline_name)
+        self.lock_wait = lock_wait
+        self.keep_loaded_packages = keep_loaded_packages
         self.hooks = Hooks()
         self.batch_rows: Optional[int] = None
         self.state: State = new_state(pipeline_name)
@@ -79,8 +112,23 @@ class Pipeline:
     @property
     def spark(self):
         if self._spark is None:
-            self._spark = get_session(self.lakehouse)
+            _writable(self.lakehouse.home, "--home (SPARKLOAD_HOME)")
+            try:
+                self._spark = get_session(self.lakehouse)
+            except OSError as e:
+                jars = str(e.filename or "").startswith(str(self.lakehouse.jars_cache))
+                raise from_os_error(e, "SPARKLOAD_JARS_CACHE (then run `sparkload lakehouse setup`)" if jars
+                                    else "--home (SPARKLOAD_HOME)") from e
         return self._spark
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the pipeline's writer lock (re-entrant: `run` holds it across its `load`s)."""
+        self.lock.acquire(self.lock_wait)
+        try:
+            yield
+        finally:
+            self.lock.release()
 
     def run(
         self,
@@ -93,24 +141,32 @@ class Pipeline:
         max_table_nesting: Optional[int] = None,
     ) -> LoadInfo:
         """Land what earlier runs left pending, restore state, then extract, normalize and load `data`."""
-        info = LoadInfo(self.pipeline_name, self.dataset_name)
-        self._remember()
-        self.load(info)
         resources = as_resources(data, table_name, dict(
             write_disposition=write_disposition, primary_key=primary_key, merge_key=merge_key,
             columns=columns, max_table_nesting=max_table_nesting,
         ))
-        try:
-            self.extract(resources)
-        finally:
+        info = LoadInfo(self.pipeline_name, self.dataset_name)
+        with self.writing():
+            self._remember()
             self.load(info)
+            try:
+                self.extract(resources)
+            finally:
+                self.load(info)
         log.info("%s", info)
         return info
 
     def _remember(self) -> None:
         """Note the dataset in the working directory, so `sparkload pipeline NAME ...` finds it."""
-        self.working_dir.mkdir(parents=True, exist_ok=True)
-        (self.working_dir / PIPELINE_FILE).write_text(json.dumps({"dataset_name": self.dataset_name}))
+        try:
+            self.working_dir.mkdir(parents=True, exist_ok=True)
+            (self.working_dir / PIPELINE_FILE).write_text(json.dumps({"dataset_name": self.dataset_name}))
+        except OSError as e:
+            raise from_os_error(e, "--pipelines-dir") from e
+
+    def known(self) -> bool:
+        """Whether this pipeline ran on this machine (its working directory has a dataset noted)."""
+        return (self.working_dir / PIPELINE_FILE).is_file()
 
     def sync_destination(self) -> None:
         """Take state and schema from the destination: the newest complete load's (a new machine with
@@ -123,12 +179,13 @@ class Pipeline:
 
     def extract(self, resources: List[Resource]) -> List[LoadPackage]:
         """Extract and normalise `resources` into sealed load packages (nothing lands yet)."""
-        self.packages.discard_unsealed()
-        self.sync_destination()
-        extractor = Extractor(self.packages, self.dataset_name, self.default_schema, self.state, self.hooks,
-                              default_source=self.pipeline_name, batch_rows=self.batch_rows)
-        with _fewer_gc_passes():
-            return extractor.extract(resources)
+        with self.writing():
+            self.packages.discard_unsealed()
+            self.sync_destination()
+            extractor = Extractor(self.packages, self.dataset_name, self.default_schema, self.state, self.hooks,
+                                  default_source=self.pipeline_name, batch_rows=self.batch_rows)
+            with _fewer_gc_passes(), _local_state("--pipelines-dir"):
+                return extractor.extract(resources)
 
     def extract_and_normalize(self, resource: Resource) -> Optional[LoadPackage]:
         """One load package of `resource`'s items (None if it yields nothing); nothing lands yet."""
@@ -136,14 +193,36 @@ class Pipeline:
         return packages[-1] if packages else None
 
     def load(self, info: Optional[LoadInfo] = None) -> LoadInfo:
-        """Land every pending package, oldest first."""
+        """Land every pending package, oldest first; a damaged one is quarantined (module docstring)."""
         info = info or LoadInfo(self.pipeline_name, self.dataset_name)
-        for pending in self.packages.pending():
-            package = load_package(self.spark, self.packages, pending, self.hooks)
-            info.load_ids.append(package.load_id)
-            for t, n in package.row_counts().items():
-                info.row_counts[t] = info.row_counts.get(t, 0) + n
+        with self.writing(), _local_state("--pipelines-dir"):
+            pending = self.packages.pending()
+            for n, package in enumerate(pending):
+                problem = package.check()
+                if problem is None:
+                    try:
+                        package = load_package(self.spark, self.packages, package, self.hooks)
+                    except PipelineStepFailed:
+                        problem = package.check(deep=True)
+                        if problem is None:
+                            raise
+                        unland_package(self.spark, package)
+                if problem is not None:
+                    self._quarantine(pending[n:], problem)
+                info.load_ids.append(package.load_id)
+                for t, c in package.row_counts().items():
+                    info.row_counts[t] = info.row_counts.get(t, 0) + c
+            self.packages.prune_loaded(self.keep_loaded_packages)
         return info
+
+    def _quarantine(self, packages: List[LoadPackage], problem: str) -> None:
+        damaged, later = packages[0], packages[1:]
+        moved = self.packages.quarantine(damaged, problem)
+        for package in later:
+            self.packages.quarantine(package, f"sealed after damaged package {damaged.load_id}: its cursors count that package's rows")
+        if later:
+            problem += f"; {len(later)} later pending package(s) moved with it"
+        raise CorruptPackage(moved.root, damaged.load_id, problem, self.pipeline_name)
 
     # -- inspection and maintenance (the CLI's `pipeline info|loads|drop|reset`)
     def resource_states(self) -> Dict[str, Dict[str, Any]]:
@@ -166,6 +245,10 @@ class Pipeline:
     def reset(self, resources: Optional[List[str]] = None, drop_tables: bool = False) -> LoadInfo:
         """Wipe the state of `resources` (all when None) in a state-only load; with `drop_tables`, also
         drop their staging tables (root and child tables)."""
+        with self.writing():
+            return self._reset(resources, drop_tables)
+
+    def _reset(self, resources: Optional[List[str]], drop_tables: bool) -> LoadInfo:
         info = self.load()
         self.sync_destination()
         dropped: List[str] = []
@@ -184,6 +267,19 @@ class Pipeline:
         self.load(info)
         info.row_counts = {f"dropped {t}": 0 for t in dropped}
         return info
+
+
+@contextmanager
+def _local_state(setting: str) -> Iterator[None]:
+    """A failed file operation (read-only, full, name too long) as a one-line `LocalStateError`."""
+    try:
+        yield
+    except LocalStateError:
+        raise
+    except OSError as e:
+        if e.errno is None:
+            raise
+        raise from_os_error(e, setting) from e
 
 
 def as_resources(data: Any, table_name: Optional[str], hints: Dict[str, Any]) -> List[Resource]:
@@ -217,6 +313,8 @@ def pipeline(
     dataset_name: Optional[str] = None,
     pipelines_dir: Optional[str] = None,
     lakehouse: Optional[LakehouseConfig] = None,
+    lock_wait: float = 0.0,
+    keep_loaded_packages: int = KEEP_LOADED,
     **lakehouse_settings: Any,
 ) -> Pipeline:
     """A pipeline writing into `dataset_name` (default `<pipeline_name>_dataset`, as dlt).
@@ -224,10 +322,13 @@ def pipeline(
     `lakehouse` (or keyword settings such as `home=` and `table_format=`) picks the lakehouse;
     load packages live under `pipelines_dir` (default `<lakehouse home>/pipelines`). Without
     `dataset_name`, the dataset of the pipeline's last run on this machine is used, if any.
+    `lock_wait`: seconds to wait for another writer of the pipeline (default 0: fail at once);
+    `keep_loaded_packages`: loaded packages kept on disk (default 10; 0 deletes each once loaded).
     """
     config = lakehouse or LakehouseConfig.from_env(**lakehouse_settings)
     base = Path(pipelines_dir) if pipelines_dir else config.home / "pipelines"
     remembered = base / pipeline_name / PIPELINE_FILE
     if dataset_name is None and remembered.exists():
         dataset_name = json.loads(remembered.read_text())["dataset_name"]
-    return Pipeline(pipeline_name, dataset_name or f"{pipeline_name}_dataset", config, base)
+    return Pipeline(pipeline_name, dataset_name or f"{pipeline_name}_dataset", config, base,
+                    lock_wait=lock_wait, keep_loaded_packages=keep_loaded_packages)

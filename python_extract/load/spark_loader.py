@@ -5,12 +5,16 @@ Reads a `LoadPackage`; writes `<dataset>._dlt_version` (when the schema is new),
 (created on first use with the session's table format, new columns added with ALTER TABLE ADD COLUMNS),
 `<dataset>._dlt_pipeline_state` and `<dataset>._dlt_loads`. A table whose landing may have been
 interrupted first loses the rows of this load id, so landing a package twice never duplicates rows.
+Writers of other pipelines may land into the same dataset at the same time: a step that loses a race
+(a commit conflict, a table another writer created first) is retried, which the rules above make safe.
 Raises `PipelineStepFailed(step='load', load_id, table)`.
 """
 from __future__ import annotations
 
 import logging
-from typing import Optional
+import random
+import time
+from typing import Callable, Optional
 
 from ..errors import PipelineStepFailed
 from ..hooks import Hooks
@@ -23,6 +27,23 @@ from .sql import ident, literal, qualified
 log = logging.getLogger("sparkload.load")
 # staging tables are written once per load and read soon after: snappy writes faster than Iceberg's zstd default
 TABLE_PROPERTIES = {"iceberg": {"write.parquet.compression-codec": "snappy"}}
+# what another writer of the same dataset can make a step fail with; the step is then run again
+CONFLICTS = ("CommitFailedException", "CommitStateUnknownException", "TableAlreadyExistsException",
+             "ConcurrentAppendException", "ConcurrentModificationException", "already exists")
+ATTEMPTS = 6
+
+
+def _retrying(step: Callable[[bool], None], what: str) -> None:
+    """Run `step(again)` (`again`: an earlier attempt may have written) until no conflict stops it."""
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            step(attempt > 1)
+            return
+        except Exception as e:  # noqa: BLE001 - only the conflicts above are retried
+            if attempt == ATTEMPTS or not any(marker in str(e) for marker in CONFLICTS):
+                raise
+            log.warning("%s lost a race with another writer (attempt %d): %s", what, attempt, str(e).splitlines()[0][:200])
+            time.sleep(random.uniform(0.2, 1.0) * attempt)
 
 
 def _spark_schema(package: LoadPackage, table: str) -> str:
@@ -58,6 +79,14 @@ def land_table(spark, package: LoadPackage, table: str) -> None:
     aligned.writeTo(name).append()
 
 
+def unland_package(spark, package: LoadPackage) -> None:
+    """Delete the rows `package` landed so far (it never completed: no `_dlt_loads` row), before it is
+    quarantined."""
+    for table in package.landing_tables():
+        if spark.catalog.tableExists(f"{package.dataset}.{table}"):
+            spark.sql(f"delete from {qualified(package.dataset, table)} where `_dlt_load_id` = {literal(package.load_id)}")
+
+
 def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Optional[Hooks] = None) -> LoadPackage:
     """Land every table of `package`, then its state row, then complete it; returns the package, now
     in loaded/."""
@@ -65,13 +94,13 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
     dataset, load_id = package.dataset, package.load_id
     step = VERSION_TABLE
     try:
-        ensure_dataset(spark, dataset)
+        _retrying(lambda again: ensure_dataset(spark, dataset), f"load {load_id} dataset {dataset}")
         schema = package.schema
-        write_schema_version(spark, dataset, schema)
+        _retrying(lambda again: write_schema_version(spark, dataset, schema), f"load {load_id} {VERSION_TABLE}")
         for table in package.tables():
             step = table
             if not package.is_landed(table):
-                land_table(spark, package, table)
+                _retrying(lambda again: land_table(spark, package, table), f"load {load_id} table {table}")
                 package.mark_landed(table)
                 hooks.emit("table_landed", package=package, table=table)
         hooks.emit("tables_landed", package=package)
@@ -80,12 +109,12 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
             step = STATE_TABLE
             retry = package.landing_started(STATE_TABLE)
             package.mark_landing(STATE_TABLE)
-            write_state(spark, dataset, load_id, state, retry=retry)
+            _retrying(lambda again: write_state(spark, dataset, load_id, state, retry=retry or again), f"load {load_id} {STATE_TABLE}")
             hooks.emit("state_written", package=package)
         step = LOADS_TABLE
         retry = package.landing_started(LOADS_TABLE)
         package.mark_landing(LOADS_TABLE)
-        complete_load(spark, dataset, load_id, schema, retry=retry)
+        _retrying(lambda again: complete_load(spark, dataset, load_id, schema, retry=retry or again), f"load {load_id} {LOADS_TABLE}")
     except PipelineStepFailed:
         raise
     except Exception as e:  # noqa: BLE001 - rewrapped with the load and table named
