@@ -7,18 +7,31 @@ in the library imports it.
     sparkload run TARGET | sparkload pipeline {info,loads,reset,drop} NAME   the extractor (cli_pipeline.py)
     sparkload lakehouse serve [--port 10000]             the Spark Thrift server over the lakehouse (foreground)
     sparkload cluster start [--workers 2]                a Spark standalone master + workers on this machine (foreground)
+    sparkload --version
+
+Error policy (`main`): a failure prints one line on stderr, `sparkload: <what, where>; <remedy>`, and
+exits with its class's code (errors.py: 1 step failed, 2 configuration, 3 local state, 4 busy, 70 a bug,
+130 interrupted). `-v`/`--verbose` (anywhere on the line) adds INFO logs, the JVM's own log and the
+traceback; `--debug` DEBUG logs too. Without them the JVM's log is silenced (log4j2-quiet.properties).
 """
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
+import os
+import re
 import sys
-from typing import List, Optional
+import traceback
+from pathlib import Path
+from typing import List, Optional, Tuple
 
 from .cli_pipeline import add_pipeline_commands
 from .cli_sources import add_source_commands
+from .errors import (
+    CatalogBusy, EXIT_INTERNAL, EXIT_INTERRUPTED, LocalStateError, PipelineStepFailed, SparkloadError, from_os_error,
+)
 from .lakehouse import LakehouseConfig, LakehouseConfigError
-from .lakehouse.processes import SparkProcessError
 
 
 def _lakehouse_args(p: argparse.ArgumentParser) -> None:
@@ -83,13 +96,45 @@ def _cmd_cluster_start(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
+    logging.getLogger("sparkload").setLevel(min(logging.INFO, logging.getLogger("sparkload").getEffectiveLevel()))
     run_demo(_config(args))
     return 0
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(dist: str) -> str:
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            return "not installed"
+
+    return (f"sparkload {of('dbt-sparkload')} (pyspark {of('pyspark')}, dbt-core {of('dbt-core')}, "
+            f"Python {sys.version.split()[0]})")
+
+
+def _verbosity_options(parser: argparse.ArgumentParser, top: bool) -> None:
+    # on every subcommand too, so `sparkload run x.yaml -v` works; SUPPRESS keeps a top-level -v
+    default = {} if top else {"default": argparse.SUPPRESS}
+    parser.add_argument("-v", "--verbose", action="store_true", help="INFO logs, the JVM's log, tracebacks of failures", **default)
+    parser.add_argument("--debug", action="store_true", help="DEBUG logs, the JVM's log, tracebacks of failures", **default)
+
+
+def _subparsers(parser: argparse.ArgumentParser):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield sub
+                yield from _subparsers(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sparkload", description="dlt-style incremental loading for Spark lakehouses")
-    parser.add_argument("-v", "--verbose", action="store_true")
+    parser = argparse.ArgumentParser(prog="sparkload", description="dlt-style incremental loading for Spark lakehouses",
+                                     epilog="exit codes: 0 done, 1 a step failed, 2 bad arguments or configuration, "
+                                            "3 local files unusable, 4 busy (another writer), 70 internal error, 130 interrupted")
+    _verbosity_options(parser, top=True)
+    parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
     lake = sub.add_parser("lakehouse", help="the embedded Spark lakehouse").add_subparsers(dest="action", required=True)
     for name, fn, text in (("setup", _cmd_setup, "cache the jars of the table format"),
@@ -120,18 +165,87 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="bundled sample data -> extractor -> dbt run -> final table")
     _lakehouse_args(demo)
     demo.set_defaults(func=_cmd_demo)
+    for subparser in _subparsers(parser):
+        if not any("--verbose" in a.option_strings for a in subparser._actions):
+            _verbosity_options(subparser, top=False)
     return parser
+
+
+def _one_line(text: str, limit: int = 600) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _causes(error: BaseException):
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        yield error
+        error = error.__cause__ or error.__context__
+
+
+CATALOG_HELD = ("Database may be already in use", "Another instance of Derby may have already booted")
+
+
+def explain(error: BaseException) -> Tuple[int, str]:
+    """The exit code and the one line `main` prints for `error`."""
+    chain = list(_causes(error))
+    os_error = next((e for e in chain if isinstance(e, OSError) and e.errno in (
+        errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG)), None)
+    where = ""
+    if isinstance(error, PipelineStepFailed):
+        where = f" ({error.step} step" + (f", load {error.load_id}" if error.load_id else "") + \
+                (f", table {error.table}" if error.table else "") + ")"
+    if os_error is not None and not isinstance(error, LocalStateError):
+        state = from_os_error(os_error, "the option that chose it (--pipelines-dir, --home)")
+        return state.exit_code, _one_line(f"{state}{where}")
+    held = next((e for e in chain if any(marker in str(e) for marker in CATALOG_HELD)), None)
+    if held is not None:
+        path = re.search(r'already in use: "([^"]+)"|booted the database (\S+?)\.?\s', str(held))
+        busy = CatalogBusy(f"{(path.group(1) or path.group(2)) if path else 'the lakehouse catalog'}: the lakehouse "
+                           "catalog database is opened by another process that does not share it; close that process "
+                           "(an SQL console, a Spark with other catalog settings) or wait for it, then run again")
+        return busy.exit_code, _one_line(f"{busy}{where}")
+    if isinstance(error, SparkloadError):
+        return error.exit_code, _one_line(error.summary() if hasattr(error, "summary") else error)
+    if isinstance(error, LakehouseConfigError):
+        return 2, _one_line(error)
+    if isinstance(error, OSError) and error.errno is not None:
+        state = from_os_error(error)
+        return state.exit_code, _one_line(state)
+    return EXIT_INTERNAL, _one_line(f"internal error: {type(error).__name__}: {str(error)[:300]} (this is a bug: run "
+                                    "again with -v for the traceback and report it)")
+
+
+def _quiet_jvm() -> None:
+    """The embedded Spark JVM logs nothing on the terminal (its errors come back as exceptions)."""
+    quiet = Path(__file__).with_name("log4j2-quiet.properties")
+    option = f"-Dlog4j2.configurationFile={quiet.as_uri()}"
+    current = os.environ.get("SPARK_SUBMIT_OPTS", "")
+    if "log4j2.configurationFile" not in current:
+        os.environ["SPARK_SUBMIT_OPTS"] = f"{current} {option}".strip()
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("py4j").setLevel(logging.WARNING)
+    verbose = args.verbose or args.debug
+    level = logging.DEBUG if args.debug else logging.INFO if args.verbose else logging.WARNING
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("sparkload").setLevel(level)
+    logging.getLogger("py4j").setLevel(logging.WARNING if args.debug else logging.ERROR)
+    if not verbose and args.command not in ("lakehouse", "cluster"):
+        _quiet_jvm()
     try:
         return args.func(args)
-    except (LakehouseConfigError, SparkProcessError) as e:
-        print(f"sparkload: {e}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        print("sparkload: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as e:  # noqa: BLE001 - the CLI's one error policy: one line, a code per class
+        code, line = explain(e)
+        if verbose:
+            traceback.print_exc()
+        print(f"sparkload: {line}", file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":

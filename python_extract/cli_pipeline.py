@@ -1,76 +1,52 @@
 """The extractor's subcommands of `sparkload` (a leaf, like cli.py: parse, call the library, print).
 
-    sparkload run TARGET [--pipeline-name N] [--dataset-name D] [--resource R ...] [--arg K=V ...]
-    sparkload pipeline info NAME       state, cursors, pending packages and the last loads
+    sparkload run TARGET [--pipeline-name N] [--dataset-name D] [--resource R ...] [--arg K=V ...] [--wait S]
+    sparkload pipeline info NAME       state, cursors, pending and failed packages and the last loads
     sparkload pipeline loads NAME      completed loads with status and row counts per table
-    sparkload pipeline reset NAME      wipe the state of resources (all, or --resource R ...)
+    sparkload pipeline packages NAME   pending, failed and loaded packages; --drop-failed, --drop-pending
+    sparkload pipeline reset NAME      wipe the state of resources (--resource R ..., or all after asking)
     sparkload pipeline drop NAME       wipe the state of --resource R ... and, with --drop-tables, their tables
 
 TARGET is `module:attribute` (or `path/to/file.py:attribute`) naming a source, a resource, or a function
-returning one (called with the `--arg` values), or a pipeline YAML file:
+returning one (called with the `--arg` values), or a pipeline YAML file (pipeline_file.py: its keys,
+checked before anything runs).
 
-    pipeline_name: github            # keys mirror the options
-    dataset_name: github_raw
-    source: my_sources.github:github_source
-    args: {org: acme}
-    resources: [issues]
-    lakehouse: {home: /data/lake, table_format: iceberg}
-
-Exit codes: 0 done, 1 a pipeline step failed, 2 bad arguments or configuration; failures print one line.
+Writers (`run`, `reset`, `drop`, `packages --drop-*`) take the pipeline's lock: a second writer fails
+at once naming the holder, or waits `--wait SECONDS`. Errors print one line; exit codes in errors.py.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import sys
 import time
-from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import yaml
 
-from .errors import ConfigFieldMissing, IncrementalError, PipelineStepFailed, SparkloadError
-from .lakehouse import LakehouseConfig, LakehouseConfigError
-from .sources.registry import SourceConfigError, UnknownSource
+from .errors import ConfigError, PipelineFileError, UnknownPipeline
+from .lakehouse import LakehouseConfig
+from .sources.registry import SourceConfigError
 
-
-class UsageError(Exception):
-    """A bad target or argument: exit code 2."""
-
-
-def _one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split())
-    return text if len(text) <= 400 else text[:397] + "..."
+UsageError = ConfigError  # the name earlier subcommands used
 
 
 def _guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return fn(args)
-        except PipelineStepFailed as e:
-            print(f"sparkload: {_one_line(e)}", file=sys.stderr)
-            return 1
-        except (UsageError, ConfigFieldMissing, IncrementalError, LakehouseConfigError, SourceConfigError,
-                UnknownSource, ValueError, TypeError) as e:
-            print(f"sparkload: {_one_line(e)}", file=sys.stderr)
-            return 2
-        except SparkloadError as e:
-            print(f"sparkload: {_one_line(e)}", file=sys.stderr)
-            return 1
-    return run
+    """Kept for subcommands registered with it: `cli.main` now reports every error (one line, exit code
+    by class), so this wraps nothing."""
+    return fn
 
 
 class Progress:
     """Rows and pages per table while extracting, tables landed per load, and a closing summary; one
-    refreshed line on a terminal, a line every few seconds otherwise."""
+    refreshed line on a terminal, a line every few seconds otherwise. The rate shows once a second of
+    extraction has passed (earlier it would be noise)."""
 
-    def __init__(self, stream=None, every: Optional[float] = None):
+    def __init__(self, stream=None, every: Optional[float] = None, clock: Callable[[], float] = time.monotonic):
         self.stream = stream = stream or sys.stderr
         self.tty = stream.isatty()
         self.every = every if every is not None else (0.2 if self.tty else 5.0)
-        self.started = time.monotonic()
-        self._last = 0.0
+        self.clock = clock
+        self._last = float("-inf")
         self._open = False
         self._first: Optional[float] = None
 
@@ -80,7 +56,7 @@ class Progress:
         hooks.register("load_completed", self.on_load)
 
     def _show(self, text: str, force: bool = False, final: bool = False) -> None:
-        now = time.monotonic()
+        now = self.clock()
         if not force and now - self._last < self.every:
             return
         self._last = now
@@ -91,12 +67,19 @@ class Progress:
             self.stream.write(text + "\n")
         self.stream.flush()
 
-    def on_progress(self, resource: str, tables: Dict[str, int], rows: int, pages: int) -> None:
+    def line(self, resource: str, tables: Dict[str, int], rows: int, pages: int) -> str:
         if self._first is None:
-            self._first = time.monotonic()
-        elapsed = max(time.monotonic() - self._first, 1e-6)
-        counts = ", ".join(f"{t} {n:,}" for t, n in tables.items()) or "0 rows"
-        self._show(f"extract {resource}: {counts} rows | {pages:,} pages | {rows / elapsed:,.0f} rows/s")
+            self._first = self.clock()
+        elapsed = self.clock() - self._first
+        total = sum(tables.values())
+        per_table = f" ({', '.join(f'{t} {n:,}' for t, n in tables.items())})" if len(tables) > 1 else ""
+        text = f"extract {resource}: {total:,} row{'s' * (total != 1)}{per_table} | {pages:,} page{'s' * (pages != 1)}"
+        if elapsed >= 1.0:
+            text += f" | {rows / elapsed:,.0f} rows/s"
+        return text
+
+    def on_progress(self, resource: str, tables: Dict[str, int], rows: int, pages: int) -> None:
+        self._show(self.line(resource, tables, rows, pages))
 
     def on_table(self, package, table: str) -> None:
         tables = package.tables()
@@ -112,90 +95,58 @@ class Progress:
             self.stream.write("\n")
 
 
-def _import_target(spec: str) -> Any:
-    module_name, sep, attribute = spec.partition(":")
-    if not sep or not attribute:
-        raise UsageError(f"target {spec!r}: expected module:attribute, path/to/file.py:attribute or a .yaml file")
-    try:
-        if module_name.endswith(".py"):
-            path = Path(module_name).resolve()
-            loaded = importlib.util.spec_from_file_location(path.stem, path)
-            module = importlib.util.module_from_spec(loaded)
-            sys.modules[path.stem] = module
-            loaded.loader.exec_module(module)
-        else:
-            sys.path.insert(0, str(Path.cwd()))
-            module = importlib.import_module(module_name)
-        return getattr(module, attribute)
-    except (ImportError, AttributeError, FileNotFoundError) as e:
-        raise UsageError(f"target {spec!r}: {type(e).__name__}: {e}") from e
-
-
 def _kv(text: str) -> Tuple[str, Any]:
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    return key, yaml.safe_load(value)
+    try:
+        return key, yaml.safe_load(value)
+    except yaml.YAMLError:
+        return key, value
+
+
+LAKEHOUSE_OPTIONS = ("home", "table_format", "jars_dir", "master")
 
 
 def _run_settings(args: argparse.Namespace) -> Dict[str, Any]:
-    """Options merged over the pipeline YAML (options win)."""
-    settings: Dict[str, Any] = {}
+    """Options merged over the pipeline YAML (options win), checked."""
+    from .pipeline_file import merge_options, read_pipeline_file
+
     target = args.target
-    if target.endswith((".yaml", ".yml")):
-        path = Path(target)
-        if not path.exists():
-            raise UsageError(f"pipeline file {target} does not exist")
-        settings = yaml.safe_load(path.read_text()) or {}
-        if "source" not in settings:
-            raise UsageError(f"pipeline file {target}: missing key 'source' (module:attribute, or a plugin {{type, config}})")
-    else:
-        settings["source"] = target
-    settings.setdefault("args", {}).update(dict(args.arg))
-    for key in ("pipeline_name", "dataset_name", "pipelines_dir", "table_name", "write_disposition"):
-        if getattr(args, key, None):
-            settings[key] = getattr(args, key)
-    if args.resource:
-        settings["resources"] = args.resource
-    lakehouse = settings.setdefault("lakehouse", {})
-    for key in ("home", "table_format", "jars_dir", "master"):
-        if getattr(args, key, None):
-            lakehouse[key] = getattr(args, key)
-    return settings
+    is_file = target.endswith((".yaml", ".yml"))
+    settings = read_pipeline_file(target) if is_file else {"source": target}
+    options = {key: getattr(args, key, None) for key in ("pipeline_name", "dataset_name", "pipelines_dir", "table_name",
+                                                          "write_disposition", "lock_wait", "keep_loaded_packages")}
+    options.update(args=dict(args.arg), resources=args.resource or [],
+                   lakehouse={k: getattr(args, k) for k in LAKEHOUSE_OPTIONS if getattr(args, k, None)})
+    return merge_options(settings, options)
 
 
-def _data(settings: Dict[str, Any]) -> Any:
-    from .extract import Resource, Source
-
-    if isinstance(settings["source"], dict):  # a source plugin: {type, name, config}
-        from .sources.registry import build_source
-
-        return build_source(settings["source"])
-    data = _import_target(settings["source"])
-    if callable(data) and not isinstance(data, (Resource, Source)):
-        data = data(**settings.get("args", {}))
-    elif settings.get("args"):
-        data = data(**settings["args"])
-    if settings.get("resources"):
-        if not isinstance(data, Source):
-            raise UsageError("--resource selects resources of a source; the target is not a source")
-        data = data.with_resources(*settings["resources"])
-    return data
-
-
-def _pipeline(name: str, dataset: Optional[str], lakehouse: Dict[str, Any], pipelines_dir: Optional[str] = None):
+def _pipeline(name: str, dataset: Optional[str], lakehouse: Dict[str, Any], pipelines_dir: Optional[str] = None,
+              **kw: Any):
     from .pipeline import pipeline
 
     config = LakehouseConfig.from_env(**{k: v for k, v in lakehouse.items() if v is not None})
-    return pipeline(pipeline_name=name, dataset_name=dataset, pipelines_dir=pipelines_dir, lakehouse=config)
+    return pipeline(pipeline_name=name, dataset_name=dataset, pipelines_dir=pipelines_dir, lakehouse=config,
+                    **{k: v for k, v in kw.items() if v is not None})
 
 
-@_guarded
 def _cmd_run(args: argparse.Namespace) -> int:
+    from .pipeline_file import build_data, pipeline_name_of
+
     settings = _run_settings(args)
-    data = _data(settings)
-    name = settings.get("pipeline_name") or getattr(data, "name", None) or Path(settings["source"].split(":")[0]).stem
-    pipe = _pipeline(name, settings.get("dataset_name"), settings["lakehouse"], settings.get("pipelines_dir"))
+    given = dict(args.arg)
+    from_file = args.target.endswith((".yaml", ".yml"))
+    try:
+        data = build_data(settings, lambda key: f"--arg {key}".rstrip() if key in given or not from_file
+                          else f"{args.target}: args.{key}".rstrip("."))
+    except SourceConfigError as e:
+        if not from_file:
+            raise
+        raise PipelineFileError(args.target, "", "; ".join(e.problems)) from e
+    pipe = _pipeline(pipeline_name_of(settings, data), settings.get("dataset_name"), settings.get("lakehouse") or {},
+                     settings.get("pipelines_dir"), lock_wait=settings.get("lock_wait"),
+                     keep_loaded_packages=settings.get("keep_loaded_packages"))
     progress = None
     if not args.no_progress:
         progress = Progress()
@@ -217,17 +168,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _named_pipeline(args: argparse.Namespace):
-    lakehouse = {k: getattr(args, k, None) for k in ("home", "table_format", "jars_dir", "master")}
-    return _pipeline(args.name, args.dataset_name, lakehouse, args.pipelines_dir)
+    from .pipeline_file import check_pipeline_name
+
+    lakehouse = {k: getattr(args, k, None) for k in LAKEHOUSE_OPTIONS}
+    return _pipeline(check_pipeline_name(args.name, "NAME"), args.dataset_name, lakehouse, args.pipelines_dir,
+                     lock_wait=getattr(args, "lock_wait", None))
 
 
-@_guarded
 def _cmd_info(args: argparse.Namespace) -> int:
     pipe = _named_pipeline(args)
     pipe.sync_destination()
-    pending = pipe.packages.pending()
+    pending, failed = pipe.packages.pending(), pipe.packages.failed()
     print(f"pipeline {pipe.pipeline_name}: dataset {pipe.dataset_name}, working dir {pipe.working_dir}")
     print(f"pending packages: {', '.join(p.load_id for p in pending) or 'none'}")
+    if failed:
+        print(f"failed packages: {', '.join(p.load_id for p in failed)} (see `sparkload pipeline packages {pipe.pipeline_name}`)")
     states = pipe.resource_states()
     print("resources:" if states else "resources: no state")
     for name, rstate in states.items():
@@ -251,7 +206,6 @@ def _load_line(load: Dict[str, Any]) -> str:
     return f"{load['load_id']}  status {load['status']}  {load['inserted_at']:%Y-%m-%d %H:%M:%S}  {counts}"
 
 
-@_guarded
 def _cmd_loads(args: argparse.Namespace) -> int:
     pipe = _named_pipeline(args)
     pipe.sync_destination()
@@ -263,16 +217,74 @@ def _cmd_loads(args: argparse.Namespace) -> int:
     return 0
 
 
-@_guarded
+def _confirm(question: str, yes: bool, flag: str = "--yes") -> None:
+    """Ask on the terminal; without one, refuse unless `yes`."""
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise ConfigError(f"{question.rstrip('?')}: not confirmed; pass {flag} to do it without asking")
+    answer = input(f"{question} [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        raise ConfigError("cancelled: nothing changed")
+
+
+def _known_pipeline(pipe) -> None:
+    """Refuse a pipeline that never ran here and has no state in its dataset (a mistyped name)."""
+    if pipe.known():
+        return
+    pipe.sync_destination()
+    if pipe.resource_states() or pipe.default_schema.tables:
+        return
+    base = pipe.working_dir.parent
+    here = sorted(p.name for p in base.iterdir() if (p / "pipeline.json").is_file()) if base.is_dir() else []
+    raise UnknownPipeline(f"no pipeline {pipe.pipeline_name!r}: it never ran with pipelines dir {base} and dataset "
+                          f"{pipe.dataset_name} holds no state of it; pipelines here: {', '.join(here) or 'none'} "
+                          f"(check the name, --dataset-name or --pipelines-dir)")
+
+
 def _cmd_reset(args: argparse.Namespace) -> int:
-    pipe = _named_pipeline(args)
     if args.command_name == "drop" and not args.resource:
-        raise UsageError("pipeline drop needs --resource NAME (use `pipeline reset` to wipe every resource)")
-    info = pipe.reset(args.resource or None, drop_tables=getattr(args, "drop_tables", False))
+        raise ConfigError("pipeline drop needs --resource NAME (use `pipeline reset` to wipe every resource)")
+    pipe = _named_pipeline(args)
+    with pipe.writing():
+        _known_pipeline(pipe)
+        pipe.sync_destination()
+        resources = {name.split(".", 1)[1] for name in pipe.resource_states()}
+        unknown = [r for r in args.resource or [] if r not in resources]
+        if unknown:
+            raise ConfigError(f"pipeline {pipe.pipeline_name} has no state for resource {', '.join(unknown)}; "
+                              f"its resources: {', '.join(sorted(resources)) or 'none'}")
+        if not args.resource:
+            _confirm(f"wipe the state of every resource of pipeline {pipe.pipeline_name} (cursors restart from "
+                     "their initial values)?", args.yes)
+        info = pipe.reset(args.resource or None, drop_tables=getattr(args, "drop_tables", False))
     what = ", ".join(args.resource) if args.resource else "every resource"
     print(f"pipeline {pipe.pipeline_name}: state of {what} wiped in load {info.load_id}")
     for dropped in info.row_counts:
         print(f"  {dropped}")
+    return 0
+
+
+def _cmd_packages(args: argparse.Namespace) -> int:
+    pipe = _named_pipeline(args)
+    storage = pipe.packages
+    if args.drop_failed or args.drop_pending:
+        with pipe.writing():
+            if args.drop_pending and storage.pending():
+                _confirm(f"delete {len(storage.pending())} pending package(s) of pipeline {pipe.pipeline_name} "
+                         "(their rows were never loaded; an incremental run extracts them again)?", args.yes)
+            dropped = (storage.failed() if args.drop_failed else []) + (storage.pending() if args.drop_pending else [])
+            for package in dropped:
+                storage.drop(package)
+                print(f"dropped {package.root}")
+    print(f"pipeline {pipe.pipeline_name}: packages in {storage.base}")
+    for title, packages in (("pending", storage.pending()), ("failed", storage.failed())):
+        print(f"{title}: {len(packages) or 'none'}")
+        for package in packages:
+            reason = f"  {storage.failure(package)}" if title == "failed" else ""
+            print(f"  {package.load_id}{reason}")
+    loaded = storage.loaded()
+    print(f"loaded: {len(loaded)} kept (the newest {pipe.keep_loaded_packages}; older ones are deleted after each load)")
     return 0
 
 
@@ -281,8 +293,13 @@ def _lakehouse_options(p: argparse.ArgumentParser, lakehouse_args: Callable[[arg
     p.add_argument("--pipelines-dir", help="where load packages are kept (default <home>/pipelines)")
 
 
+def _wait_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--wait", dest="lock_wait", type=float, metavar="SECONDS",
+                   help="wait up to SECONDS for another writer of the pipeline to finish (default: fail at once)")
+
+
 def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Add `run` and `pipeline {info,loads,reset,drop}` to the `sparkload` parser."""
+    """Add `run` and `pipeline {info,loads,packages,reset,drop}` to the `sparkload` parser."""
     run = sub.add_parser("run", help="run a pipeline: extract, normalise and land a source",
                          description="Land pending packages, restore state from the lakehouse, then extract TARGET "
                                      "into load packages and land them. Shows progress and a closing summary.")
@@ -295,14 +312,18 @@ def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser
     run.add_argument("--table-name", help="table name for a single resource or plain data")
     run.add_argument("--write-disposition", choices=["append", "replace", "merge"], help="override the resources' disposition")
     run.add_argument("--no-progress", action="store_true", help="no progress display, only the summary")
+    run.add_argument("--keep-loaded-packages", type=int, metavar="N",
+                     help="loaded packages kept on disk, the newest first (default 10; 0 keeps none)")
+    _wait_option(run)
     _lakehouse_options(run, lakehouse_args)
     run.set_defaults(func=_cmd_run)
 
     pipe = sub.add_parser("pipeline", help="inspect and maintain a pipeline's state and loads").add_subparsers(
-        dest="action", required=True, metavar="ACTION", help="info | loads | reset | drop")
+        dest="action", required=True, metavar="ACTION", help="info | loads | packages | reset | drop")
     for name, fn, text in (("info", _cmd_info, "state, cursors, pending packages and the last loads"),
                            ("loads", _cmd_loads, "completed loads with status and row counts per table"),
-                           ("reset", _cmd_reset, "wipe the state of resources (all, or --resource ...)"),
+                           ("packages", _cmd_packages, "pending, failed and loaded load packages; drop failed or pending ones"),
+                           ("reset", _cmd_reset, "wipe the state of resources (--resource ..., or every resource after asking)"),
                            ("drop", _cmd_reset, "wipe the state of --resource ... and, with --drop-tables, their tables")):
         p = pipe.add_parser(name, help=text, description=text)
         p.add_argument("name", help="pipeline name")
@@ -311,5 +332,14 @@ def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser
             p.add_argument("--resource", action="append", metavar="NAME", help="resource to wipe (repeatable)")
         if name == "drop":
             p.add_argument("--drop-tables", action="store_true", help="also drop the resource's staging tables")
+        if name == "packages":
+            p.add_argument("--drop-failed", action="store_true", help="delete the packages in failed/")
+            p.add_argument("--drop-pending", action="store_true", help="delete packages waiting to land (asks first)")
+        if name in ("reset", "drop", "packages"):
+            p.add_argument("--yes", action="store_true", help="do not ask before wiping every resource's state or pending packages")
+            _wait_option(p)
         _lakehouse_options(p, lakehouse_args)
         p.set_defaults(func=fn, command_name=name)
+
+
+__all__: List[str] = ["Progress", "add_pipeline_commands"]

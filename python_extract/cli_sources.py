@@ -2,18 +2,19 @@
 
     sparkload sources                         the installed source plugins and their config keys
     sparkload init PLUGIN [--name N]          write a commented N_pipeline.yaml to start from
-    sparkload dbt scaffold --dataset D [--schema-name S] [--project-dir P] [--overwrite]
+    sparkload dbt scaffold --dataset D [--schema-name S] [--project-dir P] [--prefix-with-dataset] [--overwrite]
                                               dbt sources.yml + one sparkload model per staging table
+                                              (+ dbt_project.yml and profiles.yml in a folder without a project)
 """
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Callable
 
 from .cli_pipeline import _guarded
+from .errors import ConfigError
 from .sources.registry import discover, get_plugin
 
 
@@ -28,14 +29,14 @@ def _cmd_sources(args: argparse.Namespace) -> int:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
+    from .pipeline_file import check_pipeline_name
     from .scaffold import pipeline_yaml
 
     plugin = get_plugin(args.plugin)
-    name = args.name or plugin.name
+    name = check_pipeline_name(args.name or plugin.name, "--name")
     path = Path(args.dir) / f"{name}_pipeline.yaml"
     if path.exists() and not args.overwrite:
-        print(f"sparkload: {path} exists (use --overwrite)", file=sys.stderr)
-        return 2
+        raise ConfigError(f"{path} exists: nothing written (pass --overwrite to replace it)")
     path.write_text(pipeline_yaml(plugin, name))
     print(f"wrote {path}: edit it, then `sparkload run {path}`")
     return 0
@@ -43,18 +44,16 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 def _cmd_scaffold(args: argparse.Namespace, config_of: Callable[[argparse.Namespace], object]) -> int:
     from .lakehouse import get_session
-    from .load.destination import read_schema
-    from .scaffold import dbt_scaffold
+    from .scaffold import scaffold_from_lakehouse
 
-    spark = get_session(config_of(args))
-    schema_name = args.schema_name or args.dataset
-    schema = read_schema(spark, args.dataset, schema_name)
-    if schema is None:
-        print(f"sparkload: no schema {schema_name!r} in {args.dataset}._dlt_version: run the pipeline first "
-              f"(or pass --schema-name, the pipeline's name)", file=sys.stderr)
-        return 2
-    for path in dbt_scaffold(schema, args.dataset, Path(args.project_dir), args.overwrite):
+    config = config_of(args)
+    written = scaffold_from_lakehouse(get_session(config), args.dataset, Path(args.project_dir), args.schema_name,
+                                      overwrite=args.overwrite, prefix_with_dataset=args.prefix_with_dataset,
+                                      lakehouse_home=config.home, target_schema=args.target_schema)
+    for path in written:
         print(f"wrote {path}")
+    if not written:
+        print("nothing to write: every file exists (pass --overwrite to replace them)")
     return 0
 
 
@@ -73,8 +72,13 @@ def add_source_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser],
     scaffold = dbt.add_parser("scaffold", help="dbt sources.yml + a sparkload model per staging table, from the resource hints")
     lakehouse_args(scaffold)
     scaffold.add_argument("--dataset", required=True, help="the staging dataset (schema) the pipeline wrote")
-    scaffold.add_argument("--schema-name", help="the dlt schema name (default: the pipeline name = dataset)")
-    scaffold.add_argument("--project-dir", default=".", help="the dbt project (default: here)")
+    scaffold.add_argument("--schema-name", help="the dlt schema name = the pipeline name (default: the one pipeline "
+                                                "whose loads are in the dataset)")
+    scaffold.add_argument("--project-dir", default=".", help="the dbt project, or an empty folder for a new one (default: here)")
+    scaffold.add_argument("--prefix-with-dataset", action="store_true",
+                          help="name the models <dataset>__<table> (when the project has models of the same names)")
+    scaffold.add_argument("--target-schema", default="analytics",
+                          help="the schema dbt builds into, for a new project's profiles.yml (default analytics)")
     scaffold.add_argument("--overwrite", action="store_true", help="replace existing model files")
     scaffold.set_defaults(func=_guarded(lambda a: _cmd_scaffold(a, config_of)))
 

@@ -1,18 +1,29 @@
 """Starting points generated from what is installed or landed:
 
 - `pipeline_yaml(plugin)`: a commented pipeline YAML for a source plugin (`sparkload init`);
-- `dbt_scaffold(schema, dataset, project_dir)`: a dbt `sources.yml` and one `sparkload` model per
-  staging table, configured from the resource hints recorded in `_dlt_version` (write disposition,
-  merge strategy, primary key, merge key, hard_delete, dedup_sort); child tables become child models
-  following their root (`root_model`). Existing files are kept unless `overwrite`.
+- `plan_dbt_scaffold(...)` / `write_files(...)` (`sparkload dbt scaffold`): a dbt `sources.yml` and one
+  `sparkload` model per staging table, configured from the resource hints recorded in `_dlt_version`
+  (write disposition, merge strategy, primary key, merge key, hard_delete, dedup_sort); child tables
+  become child models following their root (`root_model`). Into a folder without `dbt_project.yml` it
+  also writes a runnable project: `dbt_project.yml` and a `profiles.yml` (type sparkload, embedded, on
+  the lakehouse that was read).
+
+Into an existing project it adds `models/<dataset>/` only if no model or source of the same name exists
+anywhere in the project's model paths; otherwise it refuses before writing any file (or, with
+`prefix_with_dataset`, names the models `<dataset>__<table>`). Existing files are kept unless `overwrite`.
+
+Errors: `ConfigError` (a name collision, an unknown schema name).
 """
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import yaml
 
+from .errors import ConfigError
 from .normalize.schema import Schema, Table
 from .sources.registry import SourcePlugin
 
@@ -63,21 +74,108 @@ def _model_sql(dataset: str, table: Table, config: Dict[str, Any]) -> str:
     return f"{{{{ config({args}) }}}}\n{depends}select * from {{{{ source('{dataset}', '{table.name}') }}}}\n"
 
 
-def dbt_scaffold(schema: Schema, dataset: str, project_dir: Path, overwrite: bool = False) -> List[Path]:
-    """Write `models/<dataset>/sources.yml` and a model per table; returns the files written."""
-    folder = Path(project_dir) / "models" / dataset
-    folder.mkdir(parents=True, exist_ok=True)
+def _project_name(folder: Path) -> str:
+    name = re.sub(r"[^a-z0-9_]+", "_", folder.resolve().name.lower()).strip("_") or "sparkload_project"
+    return name if name[0].isalpha() else f"p_{name}"
+
+
+def _existing(project: Path) -> Dict[str, Dict[str, Path]]:
+    """{"models": {name: file}, "sources": {name: file}} of the project's model paths."""
+    paths = ["models"]
+    config = project / "dbt_project.yml"
+    if config.is_file():
+        paths = (yaml.safe_load(config.read_text()) or {}).get("model-paths") or paths
+    found: Dict[str, Dict[str, Path]] = {"models": {}, "sources": {}}
+    for base in paths:
+        for path in sorted((project / base).rglob("*")):
+            if path.suffix in (".sql", ".py"):
+                found["models"].setdefault(path.stem, path)
+            elif path.suffix in (".yml", ".yaml"):
+                try:
+                    doc = yaml.safe_load(path.read_text()) or {}
+                except yaml.YAMLError:
+                    continue
+                for source in (doc.get("sources") or []) if isinstance(doc, dict) else []:
+                    if isinstance(source, dict) and "name" in source:
+                        found["sources"].setdefault(str(source["name"]), path)
+    return found
+
+
+@dataclass
+class ScaffoldPlan:
+    """The files `sparkload dbt scaffold` writes, by path; `models` maps each table to its model name."""
+    files: Dict[Path, str] = field(default_factory=dict)
+    models: Dict[str, str] = field(default_factory=dict)
+    new_project: bool = False
+
+
+def plan_dbt_scaffold(schema: Schema, dataset: str, project_dir: Path, lakehouse_home: Optional[Path] = None,
+                      prefix_with_dataset: bool = False, overwrite: bool = False,
+                      target_schema: str = "analytics") -> ScaffoldPlan:
+    """What to write for the staging tables of `schema` in `dataset`; raises `ConfigError` on a collision
+    with the project's models or sources, so that nothing is written."""
+    project = Path(project_dir)
+    plan = ScaffoldPlan(new_project=not (project / "dbt_project.yml").is_file())
+    folder = project / "models" / dataset
     tables = [t for n, t in schema.tables.items() if not n.startswith("_dlt")]
-    sources = {"version": 2, "sources": [{"name": dataset, "schema": dataset,
-                                          "tables": [{"name": t.name} for t in tables]}]}
-    files = {folder / "sources.yml": yaml.safe_dump(sources, sort_keys=False)}
+    prefix = f"{dataset}__" if prefix_with_dataset else ""
+    plan.models = {t.name: f"{prefix}{t.name}" for t in tables}
+    existing = _existing(project)
+    ours = {folder / f"{model}.sql" for model in plan.models.values()} | {folder / "sources.yml"}
+    clashes = [f"model {model} ({existing['models'][model].relative_to(project)})" for model in plan.models.values()
+               if model in existing["models"] and existing["models"][model] not in ours]
+    if dataset in existing["sources"] and existing["sources"][dataset] not in ours:
+        clashes.append(f"source {dataset} ({existing['sources'][dataset].relative_to(project)})")
+    if clashes:
+        advice = ("" if prefix_with_dataset else
+                  f"; pass --prefix-with-dataset to name the models {prefix or dataset + '__'}<table>")
+        raise ConfigError(f"{project}: the project already has {', '.join(clashes)}: nothing written{advice}")
+    if plan.new_project:
+        name = _project_name(project)
+        plan.files[project / "dbt_project.yml"] = yaml.safe_dump(
+            {"name": name, "version": "1.0.0", "config-version": 2, "profile": name, "model-paths": ["models"]},
+            sort_keys=False)
+        if not (project / "profiles.yml").exists():
+            plan.files[project / "profiles.yml"] = yaml.safe_dump({name: {"target": "dev", "outputs": {"dev": {
+                "type": "sparkload", "method": "embedded", "schema": target_schema,
+                "lakehouse_dir": str(Path(lakehouse_home or ".sparkload").resolve()), "threads": 1}}}}, sort_keys=False)
+    sources = {"version": 2, "sources": [{"name": dataset, "schema": dataset, "tables": [{"name": t.name} for t in tables]}]}
+    plan.files[folder / "sources.yml"] = yaml.safe_dump(sources, sort_keys=False)
     for table in tables:
         root = _root_of(schema, table)
-        config = _model_config(table, root.name if root is not table else None)
-        files[folder / f"{table.name}.sql"] = _model_sql(dataset, table, config)
-    written = []
-    for path, text in files.items():
-        if overwrite or not path.exists():
-            path.write_text(text)
-            written.append(path)
-    return written
+        config = _model_config(table, plan.models[root.name] if root is not table else None)
+        plan.files[folder / f"{plan.models[table.name]}.sql"] = _model_sql(dataset, table, config)
+    if not overwrite:
+        plan.files = {path: text for path, text in plan.files.items() if not path.exists()}
+    return plan
+
+
+def write_files(plan: ScaffoldPlan) -> List[Path]:
+    for path, text in plan.files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return list(plan.files)
+
+
+def dbt_scaffold(schema: Schema, dataset: str, project_dir: Path, overwrite: bool = False, **options: Any) -> List[Path]:
+    """Write the plan of `plan_dbt_scaffold`; returns the files written."""
+    return write_files(plan_dbt_scaffold(schema, dataset, project_dir, overwrite=overwrite, **options))
+
+
+def scaffold_from_lakehouse(spark, dataset: str, project_dir: Path, schema_name: Optional[str] = None,
+                            **options: Any) -> List[Path]:
+    """`dbt_scaffold` for the schema the pipeline recorded in `dataset` (`schema_name`: the pipeline's
+    name; needed only when several pipelines load into the dataset)."""
+    from .load.destination import list_loads, read_schema
+
+    names = sorted({load["schema_name"] for load in list_loads(spark, dataset)})
+    if schema_name is None:
+        if len(names) != 1:
+            raise ConfigError(f"dataset {dataset}: " + (f"loads of several pipelines ({', '.join(names)}): pass "
+                              "--schema-name (the pipeline name)" if names else "no completed loads: run the pipeline first"))
+        schema_name = names[0]
+    schema = read_schema(spark, dataset, schema_name)
+    if schema is None:
+        raise ConfigError(f"dataset {dataset}: no schema {schema_name!r} in _dlt_version; schemas there: "
+                          f"{', '.join(names) or 'none'} (--schema-name is the pipeline name)")
+    return dbt_scaffold(schema, dataset, project_dir, **options)

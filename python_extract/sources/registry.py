@@ -23,19 +23,19 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Callable, Dict, List, Optional
 
-from ..errors import SparkloadError
+from ..errors import ConfigError
 
 GROUP = "sparkload.sources"
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-class SourceConfigError(SparkloadError):
+class SourceConfigError(ConfigError):
     def __init__(self, problems: List[str]):
         self.problems = problems
         super().__init__("invalid source config:\n  " + "\n  ".join(problems))
 
 
-class UnknownSource(SparkloadError):
+class UnknownSource(ConfigError):
     pass
 
 

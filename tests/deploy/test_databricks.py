@@ -27,7 +27,7 @@ def test_databricks__package_materialization_resolves_for_type_databricks(tmp_pa
     (tmp_path / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
     (tmp_path / "profiles.yml").write_text(PROFILE)
     (tmp_path / "models" / "sources.yml").write_text(readme_block("dbt Cloud", "# models/sources.yml"))
-    (tmp_path / "models" / "customers.sql").write_text(readme_block("Quickstart (embedded lakehouse)", "-- models/customers.sql"))
+    (tmp_path / "models" / "customers.sql").write_text(readme_block("Quickstart (embedded lakehouse)", "-- models/shop_raw/customers.sql"))
     cli = ["--project-dir", str(tmp_path), "--profiles-dir", str(tmp_path)]
     assert dbtRunner().invoke(["deps", *cli]).success
 

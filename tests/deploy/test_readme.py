@@ -24,7 +24,7 @@ def _project_from_readme(path, port: int, file_format: str):
     assert f"local: {REPO}" in packages
     (path / "packages.yml").write_text(packages)
     (path / "models" / "sources.yml").write_text(readme_block("dbt Cloud", "# models/sources.yml"))
-    (path / "models" / "customers.sql").write_text(readme_block(QUICKSTART, "-- models/customers.sql"))
+    (path / "models" / "customers.sql").write_text(readme_block(QUICKSTART, "-- models/shop_raw/customers.sql"))
     (path / "profiles.yml").write_text(readme_block("Thrift server", "# profiles.yml").replace("10000", str(port)))
     return path
 

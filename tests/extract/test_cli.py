@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from python_extract import cli
+from python_extract import cli, cli_pipeline
 
 SOURCE = """
 import python_extract as sl
@@ -107,7 +107,11 @@ def test_pipeline_reset_and_drop__wipe_state_and_on_request_tables(capsys, names
     assert spark.catalog.tableExists(f"{names.staging}.users")
     code, out, _ = _main(capsys, "run", target, "--pipeline-name", names.staging, "--no-progress", *common)
     assert "orders 3" in out                                   # reloaded from scratch
-    code, out, _ = _main(capsys, "pipeline", "reset", names.staging, *common)
+    code, _, err = _main(capsys, "pipeline", "reset", names.staging, *common)
+    assert code == 2 and "pass --yes" in err                   # stdin is no terminal: nothing wiped unasked
+    _, out, _ = _main(capsys, "pipeline", "info", names.staging, *common)
+    assert "cursor ts: last_value 2" in out
+    code, out, _ = _main(capsys, "pipeline", "reset", names.staging, "--yes", *common)
     assert code == 0 and "state of every resource wiped" in out
     _, out, _ = _main(capsys, "pipeline", "info", names.staging, *common)
     assert "(empty: reset)" in out
@@ -122,3 +126,37 @@ def test_failures__print_one_line_and_exit_non_zero(capsys, names, tmp_path, tar
     assert err.count("\n") == 1 and err.startswith("sparkload: extract step failed load") and "the API answered 503" in err
     code, _, err = _main(capsys, "run", "no_such_module:shop", *common)
     assert code == 2 and err.startswith("sparkload: target 'no_such_module:shop'") and err.count("\n") == 1
+
+
+def test_pipeline_reset__refuses_an_unknown_pipeline_or_resource_and_changes_nothing(capsys, names, tmp_path, target):
+    common = _common(names, tmp_path)
+    _main(capsys, "run", target, "--pipeline-name", names.staging, "--no-progress", *common)
+    code, _, err = _main(capsys, "pipeline", "reset", f"{names.staging}x", "--yes", *common)
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith(f"sparkload: no pipeline '{names.staging}x': it never ran with pipelines dir ")
+    assert f"pipelines here: {names.staging} " in err
+    code, _, err = _main(capsys, "pipeline", "drop", names.staging, "--resource", "order", *common)
+    assert code == 2 and err == (f"sparkload: pipeline {names.staging} has no state for resource order; "
+                                 "its resources: orders, users\n")
+    _, out, _ = _main(capsys, "pipeline", "info", names.staging, *common)
+    assert "cursor ts: last_value 2" in out
+
+
+def test_progress__rate_only_after_the_first_second_and_no_doubled_units():
+    import io
+
+    now = [100.0]
+    stream = io.StringIO()
+    progress = cli_pipeline.Progress(stream=stream, every=0, clock=lambda: now[0])
+    progress.on_progress("orders", {}, 0, 0)
+    progress.on_progress("orders", {"orders": 1}, 1, 1)
+    now[0] += 0.5
+    progress.on_progress("orders", {"orders": 5_000, "orders__lines": 9_000}, 14_000, 3)
+    now[0] += 1.5
+    progress.on_progress("orders", {"orders": 20_000, "orders__lines": 30_000}, 50_000, 10)
+    assert stream.getvalue().splitlines() == [
+        "extract orders: 0 rows | 0 pages",
+        "extract orders: 1 row | 1 page",
+        "extract orders: 14,000 rows (orders 5,000, orders__lines 9,000) | 3 pages",
+        "extract orders: 50,000 rows (orders 20,000, orders__lines 30,000) | 10 pages | 25,000 rows/s",
+    ]
