@@ -4,6 +4,10 @@ in-process (dbtRunner) on that session against integration_tests/.
 Each test gets its own staging dataset and target schema (`names` fixture), so tests never see each
 other's tables although they share the lakehouse.
 
+Servers and other long-lived processes a test starts are guarded by the run's `watchdog` (a process that
+ends them when this pytest dies, even by SIGKILL): `watchdog.guard_group(pgid)`, `guard_pid(pid)`,
+`guard_pidfile(path)`.
+
 Every test that uses the `dbt` fixture runs once per dbt target of integration_tests/profiles.yml:
 `embedded` (the sparkload adapter in this process) and `thrift` (`type: spark`, the package alone, over
 a Spark Thrift server on the same lakehouse, started once per run). `@pytest.mark.dbt_targets(...)`
@@ -50,6 +54,15 @@ def pytest_generate_tests(metafunc):
         supported[0], id=supported[0],
         marks=pytest.mark.skip(reason=f"runs on dbt targets {', '.join(supported)}; --dbt-targets selected {chosen}"))]
     metafunc.parametrize("dbt_target", params, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def watchdog():
+    from python_extract.lakehouse.processes import Watchdog
+
+    dog = Watchdog()
+    yield dog
+    dog.close()
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,12 @@ it (Linux), is ready when its port accepts connections, and stops with its whole
 then SIGKILL after a grace period. `stop` verifies that nothing of the group is left and that the
 port is free again.
 
-Errors: `SparkProcessError` naming the process, with the tail of its log.
+`Watchdog` outlives whoever starts it: a separate process (`python -m python_extract.lakehouse.processes
+watch`) that is told which process groups, processes and pid files to guard, and ends them all (SIGTERM,
+then SIGKILL) when its owner dies, however it dies: the owner's end of its stdin pipe closes. The test
+suite's servers are guarded by one, so a killed pytest leaves none behind.
+
+Errors: `SparkProcessError` naming the process on its first line, the tail of its log below.
 """
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
+from ..errors import SparkloadError
 from .jars import pyspark_jars_dir
 
 LOOPBACK = "127.0.0.1"
@@ -28,8 +34,13 @@ _PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 
 
-class SparkProcessError(RuntimeError):
+class SparkProcessError(SparkloadError, RuntimeError):
     """A Spark process did not start, died, or did not stop."""
+    exit_code = 1
+
+    def summary(self) -> str:
+        """The first line: the process, what happened, its log file."""
+        return str(self).splitlines()[0].rstrip(":") if str(self) else ""
 
 
 def spark_home() -> Path:
@@ -157,6 +168,102 @@ def _group_has_members(pgid: int) -> bool:
     return False
 
 
+def _live_processes() -> Dict[int, tuple]:
+    """{pid: (parent pid, process group)} of every live process, from /proc."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            found[int(stat.parent.name)] = (int(fields[1]), int(fields[2]))
+    return found
+
+
+def _guarded_pids(groups: set, pids: set, pidfiles: set) -> set:
+    """The guarded processes now: members of the groups, the pids, the pids in the files, and every
+    descendant of those."""
+    live = _live_processes()
+    roots = {p for p, (_, group) in live.items() if group in groups} | {p for p in pids if p in live}
+    for path in pidfiles:
+        try:
+            roots.add(int(Path(path).read_text().split()[0]))
+        except (OSError, ValueError, IndexError):
+            pass
+    found, frontier = set(), roots & set(live)
+    while frontier:
+        found |= frontier
+        frontier = {p for p, (parent, _) in live.items() if parent in frontier} - found
+    return found
+
+
+def _signal_all(sig: int, groups: set, pids: set) -> None:
+    for group in groups:
+        try:
+            os.killpg(group, sig)
+        except OSError:
+            pass
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+
+
+def _watch(grace: float = 15.0) -> None:
+    """The watchdog process: read `group|pid|pidfile [-]VALUE` lines until EOF, then end what is guarded."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C for the test run is not for the watchdog
+    guarded: Dict[str, set] = {"group": set(), "pid": set(), "pidfile": set()}
+    for line in sys.stdin:
+        kind, _, value = line.strip().partition(" ")
+        if kind in guarded and value:
+            target = guarded[kind]
+            if value.startswith("-"):
+                target.discard(value[1:] if kind == "pidfile" else int(value[1:]))
+            else:
+                target.add(value if kind == "pidfile" else int(value))
+    groups = {int(g) for g in guarded["group"]}
+    victims = _guarded_pids(groups, guarded["pid"], guarded["pidfile"])
+    if not victims:
+        return
+    _signal_all(signal.SIGTERM, groups, victims)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and victims & set(_live_processes()):
+        time.sleep(0.2)
+    _signal_all(signal.SIGKILL, groups, victims & set(_live_processes()))
+
+
+class Watchdog:
+    """A handle on a watchdog process (module docstring): `guard_group(pgid)`, `guard_pid(pid)`,
+    `guard_pidfile(path)`; `close()` ends what is still guarded and the watchdog."""
+
+    def __init__(self) -> None:
+        self.popen = subprocess.Popen([sys.executable, "-m", "python_extract.lakehouse.processes", "watch"],
+                                      stdin=subprocess.PIPE, text=True, start_new_session=True,
+                                      cwd=str(Path(__file__).resolve().parents[2]))
+
+    def _say(self, line: str) -> None:
+        self.popen.stdin.write(line + "\n")
+        self.popen.stdin.flush()
+
+    def guard_group(self, pgid: int) -> None:
+        self._say(f"group {pgid}")
+
+    def guard_pid(self, pid: int) -> None:
+        self._say(f"pid {pid}")
+
+    def guard_pidfile(self, path: Path) -> None:
+        self._say(f"pidfile {path}")
+
+    def release_group(self, pgid: int) -> None:
+        self._say(f"group -{pgid}")
+
+    def close(self, timeout: float = 60.0) -> None:
+        self.popen.stdin.close()
+        self.popen.wait(timeout)
+
+
 def run_until_interrupted(handle) -> int:
     """Block on `handle.wait()` until it returns or SIGINT/SIGTERM arrives, then always `handle.stop()`.
 
@@ -173,3 +280,7 @@ def run_until_interrupted(handle) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
         handle.stop()
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["watch"]:
+    _watch()

@@ -1,7 +1,8 @@
 """Servers the test run shares: one Spark Thrift server over the session's lakehouse, started the first
 time a test runs dbt over the wire, with the README's own command (`sparkload lakehouse serve`, section
 "Thrift server") as a real foreground process, and stopped with Ctrl-C when the run ends; its port
-and every process it started must then be gone.
+and every process it started must then be gone. The run's watchdog guards the command's process group,
+so the server also ends when the test run is killed.
 
 `tests/conftest.py` imports these fixtures, so every test folder can use them.
 """
@@ -26,11 +27,12 @@ class RunningServer:
 
 
 @pytest.fixture(scope="session")
-def thrift_server(spark, lakehouse, tmp_path_factory):
+def thrift_server(spark, lakehouse, tmp_path_factory, watchdog):
     # `spark` first: this process then owns the H2 catalog server and the thrift server joins it
     port = free_port()
     argv, env = command_line(readme_blocks("Thrift server")[0].strip(), {".sparkload": str(lakehouse.home), "10000": str(port)})
     command = Foreground(argv, env, cwd=tmp_path_factory.mktemp("thrift-server"))
+    watchdog.guard_group(command.popen.pid)  # its own session: group id = pid
     try:
         ready = command.wait_for_line(r"thrift server listening on (\S+):(\d+) .*; log (\S+);", timeout=300)
     except BaseException:

@@ -2,9 +2,12 @@
 shown on small stand-in processes so that each case takes a second: stop ends the whole process group
 and frees its port, escalates to SIGKILL, a process that dies early is reported with its log, and a
 started process dies with the process that started it. The real JVMs are stopped the same way in
-test_thrift/test_readme/test_cluster, which check their ports afterwards."""
+test_thrift/test_readme/test_cluster, which check their ports afterwards. And a pytest run killed with
+SIGKILL while its thrift server runs leaves nothing behind: the run's watchdog ends the server."""
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -13,7 +16,7 @@ import pytest
 
 from python_extract.lakehouse.processes import SparkProcess, SparkProcessError, free_port, port_open
 
-from .commands import alive
+from .commands import REPO, _descendants, alive
 
 LISTEN = "import socket, time; s = socket.socket(); s.bind(('127.0.0.1', {port})); s.listen(); time.sleep(600)"
 IGNORE_TERM = "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); " + LISTEN
@@ -76,3 +79,28 @@ def test_started_process__dies_with_the_process_that_started_it(tmp_path):
     while alive(orphan) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(orphan) and not port_open("127.0.0.1", port)
+
+
+def test_killed_pytest__its_thrift_server_and_jvms_die_with_it(tmp_path):
+    marker = tmp_path / "holding"
+    env = {**os.environ, "SPARKLOAD_MARKER": str(marker), "SPARKLOAD_HOME": str(tmp_path / "lake")}
+    env.pop("SPARKLOAD_DBT_TARGETS", None)
+    run = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(REPO),
+                            "tests/deploy/killed_run_child.py"], cwd=REPO, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 600
+    while not marker.exists():
+        assert run.poll() is None and time.monotonic() < deadline, run.communicate()[0][-3000:]
+        time.sleep(0.5)
+    port = int(marker.read_text().split()[0])
+    started = _descendants(run.pid)  # its Spark JVM, the `sparkload lakehouse serve` command and its JVM
+    assert port_open("127.0.0.1", port) and len(started) >= 3
+
+    run.send_signal(signal.SIGKILL)
+    run.wait(30)
+
+    deadline = time.monotonic() + 120
+    while (port_open("127.0.0.1", port) or any(alive(p) for p in started)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not port_open("127.0.0.1", port)
+    assert [p for p in started if alive(p)] == []

@@ -1,0 +1,109 @@
+"""The CLI's error policy on the real `sparkload` process: every failure below prints exactly one line on
+stderr, `sparkload: <file/table/column/load>: <what>; <remedy>`, and exits with its class's code (2
+configuration, 1 a step failed, 3 local state); `-v` adds the traceback; `--version` works. The cases
+that need no Spark fail before any JVM starts."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from python_extract import cli
+
+from .support import one_line, sparkload, write_source
+
+SOURCE = '''
+import python_extract as sl
+
+@sl.source
+def shop(rows: int = 3, big: bool = False):
+    @sl.resource(primary_key="id")
+    def orders():
+        yield [{"id": 2**70 if big else n} for n in range(rows)]
+    return orders
+'''
+
+# case: (pipeline file text or None, extra arguments, expected code, expected line after "sparkload: ")
+CASES = {
+    "malformed_yaml": ("source: src.py:shop\nargs: {rows: 2\n", [], 2,
+                       "{file}: line 3 column 1: not valid YAML: expected ',' or '}}', but got '<stream end>'"),
+    "args_is_a_list": ("source: src.py:shop\nargs: [1, 2]\n", [], 2,
+                       "{file}: args: expected a mapping (key: value), got list '[1, 2]'"),
+    "pipeline_name_is_a_list": ("pipeline_name: [a, b]\nsource: src.py:shop\n", [], 2,
+                                "{file}: pipeline_name: expected a string, got list \"['a', 'b']\""),
+    "pipeline_name_not_a_name": ("pipeline_name: ../etc\nsource: src.py:shop\n", [], 2,
+                                 "{file}: pipeline_name: '../etc' is not a pipeline name (1-100 letters, digits, _ . -)"),
+    "unknown_top_level_key": ("pipline_name: shop\nsource: src.py:shop\n", [], 2,
+                              "{file}: unknown key 'pipline_name' (did you mean 'pipeline_name'?); expected one of "
+                              "pipeline_name, dataset_name, source, args, resources, table_name, write_disposition, "
+                              "pipelines_dir, lock_wait, keep_loaded_packages, lakehouse"),
+    "unknown_lakehouse_key": ("source: src.py:shop\nlakehouse: {tabel_format: iceberg}\n", [], 2,
+                              "{file}: lakehouse: unknown key 'tabel_format' (did you mean 'table_format'?); expected "
+                              "one of home, table_format, master, jars_dir, jars_cache, catalog_uri, delta_maven, "
+                              "app_name, spark_conf"),
+    "bad_table_format": ("source: src.py:shop\nlakehouse: {table_format: parquet}\n", [], 2,
+                         "{file}: lakehouse.table_format: 'parquet' is not one of ['auto', 'delta', 'iceberg']"),
+    "unknown_plugin_config_key": ("source: {type: rest_api, config: {client: {base_url: 'http://127.0.0.1:9/'}, "
+                                  "resources: [items], colour: red}}\n", [], 2,
+                                  "{file}: source.config: Additional properties are not allowed ('colour' was unexpected)"),
+    "args_of_the_wrong_type": ("source: src.py:shop\nargs: {rows: ten}\n", [], 2,
+                               "{file}: args.rows: expected int, got str 'ten' (signature: shop(rows: int = 3, big: bool = False))"),
+    "unknown_argument": (None, ["--arg", "colour=red"], 2,
+                         "--arg colour: got an unexpected keyword argument 'colour' (signature: shop(rows: int = 3, big: bool = False))"),
+    "unknown_resource": (None, ["--resource", "users"], 2, "resources: source shop has no resource users; it has orders"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_input__one_line_and_the_code_of_its_class(case, tmp_path):
+    text, extra, code, expected = CASES[case]
+    write_source(tmp_path, SOURCE, "src.py")
+    target = "src.py:shop"
+    if text is not None:
+        (tmp_path / "pipeline.yaml").write_text(text)
+        target = "pipeline.yaml"
+    done = sparkload("run", target, *extra, "--no-progress", home=tmp_path / "lake", cwd=tmp_path)
+    assert done.returncode == code
+    assert one_line(done.stderr) == "sparkload: " + expected.format(file="pipeline.yaml")
+    assert not (tmp_path / "lake").exists()  # nothing ran: not even the lakehouse was created
+
+
+def test_verbose__adds_the_traceback_and_version_prints_versions(tmp_path):
+    (tmp_path / "pipeline.yaml").write_text("source: [\n")
+    for flag in (["-v"], ["--debug"]):
+        done = sparkload("run", "pipeline.yaml", *flag, home=tmp_path / "lake", cwd=tmp_path)
+        assert done.returncode == 2
+        assert "Traceback (most recent call last)" in done.stderr
+        assert done.stderr.splitlines()[-1].startswith("sparkload: pipeline.yaml: line 2 column 1: not valid YAML")
+    version = sparkload("--version", home=tmp_path / "lake")
+    assert version.returncode == 0 and version.stdout.startswith("sparkload 0.") and "pyspark 3.5" in version.stdout
+
+
+def test_big_int__one_line_naming_table_column_and_load_with_the_jvm_quiet(tmp_path, names):
+    write_source(tmp_path, SOURCE, "src.py")
+    done = sparkload("run", "src.py:shop", "--arg", "big=true", "--pipeline-name", names.staging, "--no-progress",
+                     home=tmp_path / "lake", cwd=tmp_path)
+    assert done.returncode == 1
+    line = one_line(done.stderr)  # no JVM start-up chatter around it
+    assert line.startswith("sparkload: normalize step failed load ") and " table orders: column id: value " \
+        "1180591620717411303424 does not fit a 64-bit integer (bigint); yield it as a string or Decimal, or declare " \
+        "columns={'id': {'data_type': 'decimal'}}" in line
+
+
+def test_very_long_table_name__one_line_naming_it(lakehouse, names, tmp_path, capsys):
+    module = tmp_path / "long_names.py"
+    module.write_text(textwrap.dedent('''
+        import python_extract as sl
+
+        @sl.resource(table_name="t" * 300)
+        def events():
+            yield {"id": 1}
+    '''))
+    code = cli.main(["run", f"{module}:events", "--pipeline-name", names.staging, "--dataset-name", names.staging,
+                     "--pipelines-dir", str(tmp_path / "pipelines"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 3
+    line = one_line(err)
+    assert line.startswith(f"sparkload: {tmp_path}/pipelines/{names.staging}/packages/new/") and "tttt...tttt" in line
+    assert line.endswith(": the name is too long for the file system; shorten the table or resource name "
+                         "(the `table_name` hint)")

@@ -1,0 +1,128 @@
+"""One writer per pipeline, on real processes: a `sparkload run` held in the middle of its extraction
+(a gated source) keeps every other writer of the same pipeline out, or makes it wait with `--wait`; a
+writer killed with its lock leaves a stale lock the next writer takes over; two pipelines writing the
+same dataset at once land every row once."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+
+import python_extract as sl
+from python_extract.locks import LOCK_FILE
+
+from .support import column, finish, one_line, sparkload, start, wait_for, write_source
+
+
+def _common(names, tmp_path):
+    return ["--pipeline-name", names.staging, "--dataset-name", names.staging,
+            "--pipelines-dir", str(tmp_path / "pipelines"), "--no-progress"]
+
+
+def test_second_writer__fails_at_once_naming_the_holder_or_waits_with_wait(lakehouse, spark, names, tmp_path):
+    source = write_source(tmp_path)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    common = _common(names, tmp_path)
+    home = lakehouse.home
+
+    # load 1: a writer held inside its extraction, with the pipeline's lock
+    holder = start("run", f"{source}:shop", "--arg", f"gate={gate}", *common, home=home)
+    wait_for(gate / "started", holder)
+
+    started = time.monotonic()
+    second = sparkload("run", f"{source}:shop", "--arg", "first=100", *common, home=home)
+    assert second.returncode == 4, second.stderr
+    line = one_line(second.stderr)
+    assert f"pipeline {names.staging} is being written by pid {holder.pid} on host {socket.gethostname()}" in line
+    assert "--wait SECONDS" in line and time.monotonic() - started < 60  # refused before any Spark start
+    pipeline_args = [names.staging, "--dataset-name", names.staging, "--pipelines-dir", str(tmp_path / "pipelines")]
+    for command in (["reset", *pipeline_args, "--yes"], ["drop", *pipeline_args, "--resource", "events"],
+                    ["packages", *pipeline_args, "--drop-failed"]):
+        refused = sparkload("pipeline", *command, home=home)
+        assert refused.returncode == 4 and f"pid {holder.pid}" in one_line(refused.stderr), command
+
+    # load 2: a writer that waits for the holder, then lands
+    waiter = start("run", f"{source}:shop", "--arg", "first=100", *common, "--wait", "600", home=home)
+    time.sleep(3)
+    assert waiter.poll() is None, finish(waiter).stderr
+    (gate / "release").write_text("go")
+    assert finish(holder).returncode == 0
+    done = finish(waiter)
+    assert done.returncode == 0, done.stderr
+
+    ids = column(spark, f"select id from `{names.staging}`.events order by id")
+    assert ids == [0, 1, 2, 3, 4, 100, 101, 102, 103, 104]
+    loads = column(spark, f"select load_id from `{names.staging}`._dlt_loads")
+    assert len(loads) == len(set(loads)) == 2
+    assert (tmp_path / "pipelines" / names.staging / LOCK_FILE).read_text() == ""  # released
+
+
+HOLD_LOCK = """
+import sys, time
+from python_extract.locks import PipelineLock
+lock = PipelineLock(sys.argv[1], sys.argv[2])
+lock.acquire()
+print("held", flush=True)
+time.sleep(600)
+"""
+
+
+def test_stale_lock__of_a_killed_writer_is_taken_over(lakehouse, names, tmp_path, caplog):
+    pipelines = tmp_path / "pipelines"
+    working_dir = pipelines / names.staging
+    child = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(working_dir), names.staging],
+                             stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert child.stdout.readline().strip() == "held"
+    child.send_signal(signal.SIGKILL)
+    child.wait(30)
+    assert json.loads((working_dir / LOCK_FILE).read_text())["pid"] == child.pid  # it died holding it
+
+    pipe = sl.pipeline(pipeline_name=names.staging, dataset_name=names.staging, pipelines_dir=str(pipelines),
+                       lakehouse=lakehouse)
+    info = pipe.run([{"id": 1}], table_name="items")
+
+    assert info.row_counts == {"items": 1}
+    assert f"took over the lock of pid {child.pid}" in caplog.text
+    assert (working_dir / LOCK_FILE).read_text() == ""
+
+
+WRITER = """
+import sys
+import python_extract as sl
+
+name, dataset, pipelines, loads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+pipe = sl.pipeline(pipeline_name=name, dataset_name=dataset, pipelines_dir=pipelines)
+for n in range(loads):
+    rows = [{"id": f"{name}-{n}-{i}", "tags": [{"t": i}, {"t": -i}]} for i in range(20)]
+    pipe.run(rows, table_name="events")
+    # a column only the later loads bring: both writers add it to the shared table at about the same time
+    pipe.run([{"id": f"{name}-{n}-x", "extra": n}], table_name="events")
+"""
+
+
+def test_two_pipelines_writing_one_dataset__land_every_row_once(lakehouse, spark, names, tmp_path):
+    script = tmp_path / "writer.py"
+    script.write_text(textwrap.dedent(WRITER))
+    loads = 2
+    writers = [subprocess.Popen([sys.executable, str(script), f"{names.staging}_{w}", names.staging,
+                                 str(tmp_path / "pipelines"), str(loads)],
+                                env={**os.environ, "SPARKLOAD_HOME": str(lakehouse.home), "PYTHONPATH": os.getcwd()},
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for w in "ab"]
+    for writer in writers:
+        out, err = writer.communicate(timeout=900)
+        assert writer.returncode == 0, err[-3000:]
+
+    events = spark.sql(f"select id, `_dlt_load_id` from `{names.staging}`.events").collect()
+    expected = {f"{names.staging}_{w}-{n}-{i}" for w in "ab" for n in range(loads) for i in [*range(20), "x"]}
+    assert sorted(r.id for r in events) == sorted(expected)  # every row, once
+    children = column(spark, f"select count(*) from `{names.staging}`.events__tags")
+    assert children == [2 * loads * 20 * 2]
+    load_ids = column(spark, f"select load_id from `{names.staging}`._dlt_loads")
+    assert len(load_ids) == len(set(load_ids)) == 2 * loads * 2
+    assert {r["_dlt_load_id"] for r in events} <= set(load_ids)

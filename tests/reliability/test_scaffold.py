@@ -1,0 +1,57 @@
+"""`sparkload dbt scaffold` into an empty folder writes a project dbt runs; into an existing project it
+refuses, before writing any file, a model or source name the project already has, or prefixes the models
+with the dataset when asked. The second dataset here has a table of the same name as the first's."""
+from __future__ import annotations
+
+import python_extract as sl
+from python_extract import cli
+
+from .support import column, one_line
+
+
+def _land(lakehouse, dataset: str, pipelines, name: str) -> None:
+    @sl.resource(name="customers", primary_key="id", write_disposition={"disposition": "merge", "strategy": "upsert"})
+    def customers():
+        yield {"id": 1, "name": name, "orders": [{"sku": f"{name}-1"}, {"sku": f"{name}-2"}]}
+
+    sl.pipeline(pipeline_name=dataset, dataset_name=dataset, pipelines_dir=str(pipelines), lakehouse=lakehouse).run(customers)
+
+
+def _files(folder):
+    return {p.relative_to(folder): p.read_text() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_scaffold__refuses_a_model_name_the_project_has_then_prefixes_and_dbt_runs_both(lakehouse, spark, names, tmp_path, capsys):
+    from dbt.cli.main import dbtRunner
+
+    first, second = f"{names.staging}_a", f"{names.staging}_b"
+    _land(lakehouse, first, tmp_path / "pipelines", "Ann")
+    _land(lakehouse, second, tmp_path / "pipelines", "Bob")
+    project = tmp_path / "project"
+    common = ["--project-dir", str(project), "--home", str(lakehouse.home), "--target-schema", names.target]
+
+    # dataset 1 into an empty folder: a whole project
+    assert cli.main(["dbt", "scaffold", "--dataset", first, *common]) == 0
+    written = _files(project)
+    assert {str(p) for p in written} == {"dbt_project.yml", "profiles.yml", f"models/{first}/sources.yml",
+                                         f"models/{first}/customers.sql", f"models/{first}/customers__orders.sql"}
+    capsys.readouterr()
+
+    # dataset 2 has a table `customers` too: refused, nothing written
+    assert cli.main(["dbt", "scaffold", "--dataset", second, *common]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert line == (f"sparkload: {project}: the project already has model customers (models/{first}/customers.sql), "
+                    f"model customers__orders (models/{first}/customers__orders.sql): nothing written; pass "
+                    f"--prefix-with-dataset to name the models {second}__<table>")
+    assert _files(project) == written
+
+    # prefixed: the models are <dataset>__<table>, the child follows its prefixed root
+    assert cli.main(["dbt", "scaffold", "--dataset", second, "--prefix-with-dataset", *common]) == 0
+    child = (project / "models" / second / f"{second}__customers__orders.sql").read_text()
+    assert f"root_model='{second}__customers'" in child and f"ref('{second}__customers')" in child
+
+    result = dbtRunner().invoke(["run", "--project-dir", str(project), "--profiles-dir", str(project)])
+    assert result.success, result.exception
+    assert column(spark, f"select name from `{names.target}`.customers") == ["Ann"]
+    assert column(spark, f"select name from `{names.target}`.`{second}__customers`") == ["Bob"]
+    assert sorted(column(spark, f"select sku from `{names.target}`.`{second}__customers__orders`")) == ["Bob-1", "Bob-2"]
