@@ -158,14 +158,7 @@ class SparkProcess:
 
 def _group_has_members(pgid: int) -> bool:
     """Whether a live (non-zombie) process of group `pgid` exists, read from /proc."""
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            return True
-    return False
+    return any(group == pgid for _, group in _live_processes().values())
 
 
 def _live_processes() -> Dict[int, tuple]:
@@ -178,6 +171,16 @@ def _live_processes() -> Dict[int, tuple]:
             continue
         if fields[0] != "Z":
             found[int(stat.parent.name)] = (int(fields[1]), int(fields[2]))
+    return found
+
+
+def descendants(pid: int) -> set:
+    """Every live process below `pid` (children, their children, ...)."""
+    live = _live_processes()
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, (parent, _) in live.items() if parent in frontier} - found
+        found |= frontier
     return found
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set
 
-from python_extract.lakehouse.processes import port_open
+from python_extract.lakehouse.processes import descendants, port_open
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -56,19 +56,7 @@ def command_line(line: str, replace: Dict[str, str]) -> tuple:
 
 def _descendants(pid: int) -> Set[int]:
     """Every live process below `pid` (children, their children, ...), read from /proc."""
-    parents: Dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != "Z":
-            parents[int(stat.parent.name)] = int(fields[1])
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {p for p, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
+    return descendants(pid)
 
 
 def alive(pid: int) -> bool:
