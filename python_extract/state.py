@@ -1,7 +1,7 @@
 """Pipeline state: a JSON document committed with the data it accounts for.
 
     {"pipeline_name": ..., "sources": {<source>: {"resources": {<resource>: {
-        "incremental": {<cursor_path>: {"initial_value", "last_value", "unique_hashes"}},
+        "incremental": {<cursor_path>: {"initial_value", "last_value", "unique_hashes", "start_value"}},
         "windows": {<argument>: {"last_end": ...}}}}}}}
 
 Values keep their Python type across the JSON round trip (datetime, date, Decimal are tagged).
@@ -52,7 +52,7 @@ def decode_value(value: Any) -> Any:
         if len(value) == 1:
             (tag, raw), = value.items()
             if tag == "__datetime__":
-                return pendulum.parse(raw)
+                return pendulum.parse(raw, tz=None)  # a naive value stays naive, as the source gave it
             if tag == "__date__":
                 return dt.date.fromisoformat(raw)
             if tag == "__decimal__":

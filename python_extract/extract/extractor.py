@@ -22,7 +22,8 @@ from ..errors import PipelineStepFailed, SparkloadError
 from ..hooks import Hooks
 from ..normalize import Schema, normalize_item
 from ..normalize.arrow_batch import normalize_batch
-from ..normalize.naming import normalize_identifier
+from ..normalize.naming import normalize_path
+from ..normalize.not_null import NotNullCheck
 from ..packages import LoadPackage, PackageStorage, PackageWriter, new_load_id
 from ..state import State, resource_state, snapshot
 from .checkpoint import CHECKPOINT
@@ -44,6 +45,7 @@ class Extractor:
         self.sealed: List[LoadPackage] = []
         self._writer: Optional[PackageWriter] = None
         self._committed = json.dumps(snapshot(state), sort_keys=True)
+        self.not_null = NotNullCheck(schema)
 
     @property
     def writer(self) -> PackageWriter:
@@ -102,12 +104,15 @@ class Extractor:
         try:
             pages_iter = res.pages(**bound_cursors, **bound)
             for page in pages_iter:
+                if page is None:  # dlt drops a yielded None (a None inside a yielded list is an item)
+                    continue
                 pages += not isinstance(page, dict)  # a page is a list of items or an Arrow table
                 yields += 1
                 closing = False
                 for item in page if isinstance(page, list) else (page,):
                     if item is CHECKPOINT:
                         written += self._flush_batches(writer, res, batches)
+                        self.not_null.raise_if_any()
                         for f in filters:
                             f.commit()
                         self._seal()
@@ -133,12 +138,13 @@ class Extractor:
                     reported = written
                     self.hooks.emit("progress", resource=res.name, tables=dict(writer.counts), rows=written, pages=pages)
             written += self._flush_batches(writer, res, batches)
+            self.not_null.raise_if_any()
             for f in filters:
                 f.commit()
         except PipelineStepFailed:
             raise
         except SparkloadError as e:
-            raise PipelineStepFailed("extract", str(e), load_id=load_id, table=table or res.name) from e
+            raise PipelineStepFailed("extract", str(e), load_id=load_id, table=getattr(e, "table", None) or table or res.name) from e
         except Exception as e:  # noqa: BLE001 - named with the step, the load and the table
             raise PipelineStepFailed("extract", f"resource {res.name}: {type(e).__name__}: {e}", load_id=load_id, table=table or res.name) from e
         self.hooks.emit("progress", resource=res.name, tables=dict(writer.counts), rows=written, pages=pages)
@@ -152,16 +158,17 @@ class Extractor:
         return True
 
     def _table(self, res: Resource, item: Any) -> str:
-        table = normalize_identifier(res.table_for(item) if item is not None else res.table_for({}))
+        table = normalize_path(res.table_for(item) if item is not None else res.table_for({}))
         if table not in self.schema.tables:
             meta = self.schema.table(table, write_disposition=res.write_disposition,
                                      merge_strategy=res.merge_strategy, resource=res.name)
             for keys, hint in ((res.primary_key, "primary_key"), (res.merge_key, "merge_key")):
                 for key in keys:
-                    self.schema.set_column_hints(table, normalize_identifier(key), {hint: True, "nullable": False})
+                    self.schema.set_column_hints(table, normalize_path(key), {hint: True, "nullable": False})
             for column, hints in res.columns.items():
-                self.schema.set_column_hints(table, normalize_identifier(column), hints)
+                self.schema.set_column_hints(table, normalize_path(column), hints)
             meta.write_disposition = res.write_disposition
+            self.not_null.forget(table)
         return table
 
     def _flush_batches(self, writer: PackageWriter, res: Resource, batches: Dict[str, List[Any]]) -> int:
@@ -180,6 +187,7 @@ class Extractor:
             tables = normalize_batch(items, table, writer.load_id, self.schema, child)
             if tables is not None:
                 for name, data in tables.items():
+                    self.not_null.arrow(name, data)
                     writer.write_arrow(name, data)
                 return len(items)
         for item in items:
@@ -190,10 +198,13 @@ class Extractor:
         schema = self.schema
         tables = schema.tables
         written = 0
-        for t, row in normalize_item(item, table, load_id, res.max_table_nesting):
+        not_null = self.not_null
+        for t, row in normalize_item(item, table, load_id, res.max_table_nesting, schema.is_json):
             if t not in tables:
                 schema.table(t, write_disposition=res.write_disposition, parent=t.rsplit("__", 1)[0], resource=res.name)
-            writer.write(t, schema.coerce_row(t, row))
+            row = schema.coerce_row(t, row)
+            not_null.row(t, row)
+            writer.write(t, row)
             if t == table:
                 written += 1
         return written
@@ -207,7 +218,9 @@ class Extractor:
             mask = [self._passes(filters, row) for row in data.to_pylist()]
             data = data.filter(pa.array(mask, pa.bool_()))
         if data.num_rows:
-            writer.write_arrow(table, normalize_arrow(data, self.schema, table, writer.load_id))
+            normalized = normalize_arrow(data, self.schema, table, writer.load_id)
+            self.not_null.arrow(table, normalized)
+            writer.write_arrow(table, normalized)
         return data.num_rows
 
     def seal_state(self) -> None:

@@ -8,8 +8,8 @@ itself):
   3. `v < S` is dropped; `v == S` is dropped with `range_start="open"`, else kept unless its dedup key
      was stored with `S` (boundary deduplication);
   4. otherwise kept, out-of-order rows included; `last_value` follows the kept rows.
-After the resource: the state keeps `last_value` (never moving backwards) and the dedup keys of the
-rows at `last_value`. Dedup keys: the incremental's `primary_key`, else the resource's, else a hash of
+After the resource: the state keeps `last_value` (never moving backwards), the dedup keys of the
+rows at `last_value` and, as dlt, the run's `start_value`. Dedup keys: the incremental's `primary_key`, else the resource's, else a hash of
 the row's content; `primary_key=()` disables it, as do `range_start="open"`, `end_value` and `lag`.
 
 Deviation from dlt, on purpose: the dedup state is bounded. Only rows whose cursor equals the stored
@@ -142,6 +142,8 @@ class Incremental:
         self._dedup = False
         self._resource_state: Optional[Dict[str, Any]] = None
         self._last_key: Any = None
+        self._stored_start: Any = initial_value
+        self._kept = False
 
     # -- comparisons: builtin max/min compare parsed instants, a custom function its own values
     def _func(self, values: Sequence[Any]) -> Any:
@@ -163,7 +165,7 @@ class Incremental:
         bound.resource_name = resource_name
         entry = None if self.is_stateless else resource_state.get("incremental", {}).get(self.cursor_path)
         stored = entry.get("last_value") if entry else None
-        start = stored if stored is not None else self.initial_value
+        start = bound._stored_start = stored if stored is not None else self.initial_value
         lagged = bool(self.lag) and self.builtin and not self.is_stateless
         if lagged and stored is not None:
             start = _shift(stored, -self.lag if self.last_value_func is max else self.lag)
@@ -177,6 +179,7 @@ class Incremental:
         bound._last_key = None if start is None else cursor_key(start)
         bound.start_out_of_range = bound.end_out_of_range = False
         bound._last_rows, bound._overflow = [], 0
+        bound._kept = False
         bound._resource_state = resource_state
         return bound
 
@@ -191,6 +194,7 @@ class Incremental:
         if value is MISSING or value is None:
             if self.on_cursor_value_missing == "raise":
                 raise IncrementalCursorPathMissing(self.resource_name, self.cursor_path, row)
+            self._kept = self._kept or self.on_cursor_value_missing == "include"
             return self.on_cursor_value_missing == "include"
         if self.builtin:
             return self._call_ordered(row, value)
@@ -214,6 +218,7 @@ class Incremental:
                 self._last_rows.append(row)
             else:
                 self._overflow += 1
+        self._kept = True
         return True
 
     def _call_ordered(self, row: Any, value: Any) -> bool:
@@ -243,6 +248,7 @@ class Incremental:
                 self._last_rows.append(row)
             else:
                 self._overflow += 1
+        self._kept = True
         return True
 
     def can_close(self) -> bool:
@@ -282,6 +288,9 @@ class Incremental:
                 hashes |= self._start_hashes
         entries[self.cursor_path] = {
             "initial_value": self.initial_value, "last_value": last, "unique_hashes": sorted(hashes),
+            # as dlt: the run's start before `lag`, written only by a run that kept a row
+            "start_value": self._stored_start if self._kept else (entries.get(self.cursor_path) or {}).get(
+                "start_value", self.initial_value),
         }
 
     def __repr__(self) -> str:

@@ -1,13 +1,13 @@
 """Arrow tables yielded by resources: columns renamed with the naming convention, struct columns
 flattened to `parent__child`, nested lists stored as JSON text, `_dlt_load_id` and `_dlt_id` added,
-and column types recorded in (or cast to) the schema. Rows are not split into child tables."""
+and column types recorded in (or cast to) the schema. Rows are not split into child tables. Two
+columns whose names normalise alike raise `ColumnNameCollision` (as dlt does for Arrow tables)."""
 from __future__ import annotations
 
-import base64
-import json
-import os
+from .coerce import json_text
 
-from .naming import normalize_identifier, path_name
+from .exceptions import ColumnNameCollision
+from .naming import normalize_path, path_name
 from .schema import Schema, arrow_type
 
 
@@ -25,34 +25,39 @@ def _dlt_type(arrow_type_) -> str:
     return "text"
 
 
-def _flat_columns(data):
+def _flat_columns(data, table: str):
     """(name, array) pairs with struct columns flattened and names normalised."""
     import pyarrow.types as t
 
-    out = []
-    stack = [(normalize_identifier(f.name), data.column(i)) for i, f in enumerate(data.schema)]
+    out, sources = [], {}
+    stack = [(normalize_path(f.name), f.name, data.column(i)) for i, f in enumerate(data.schema)]
     while stack:
-        name, column = stack.pop(0)
+        name, source, column = stack.pop(0)
         if t.is_struct(column.type):
             for j, field in enumerate(column.type):
                 child = column.combine_chunks().field(j) if hasattr(column, "combine_chunks") else column.field(j)
-                stack.append((path_name(name, normalize_identifier(field.name)), child))
-        else:
-            out.append((name, column))
+                stack.append((path_name(name, normalize_path(field.name)), f"{source}.{field.name}", child))
+            continue
+        if name in sources:
+            raise ColumnNameCollision(table, name, sources[name], source)
+        sources[name] = source
+        out.append((name, column))
     return out
 
 
 def normalize_arrow(data, schema: Schema, table: str, load_id: str):
     import pyarrow as pa
 
+    from .arrow_batch import random_ids
+
     columns = schema.table(table).columns
     names, arrays = [], []
-    for name, column in _flat_columns(data):
+    for name, column in _flat_columns(data, table):
         found = _dlt_type(column.type)
         if not found:
             continue
         if found == "json":
-            column = pa.array([None if v is None else json.dumps(v, default=str) for v in column.to_pylist()], pa.string())
+            column = pa.array([None if v is None else json_text(v) for v in column.to_pylist()], pa.string())
         meta = columns.setdefault(name, {"nullable": True})
         known = meta.get("data_type") or found
         meta["data_type"] = known
@@ -60,8 +65,7 @@ def normalize_arrow(data, schema: Schema, table: str, load_id: str):
         arrays.append(column.cast(arrow_type(known)))
     schema._types.pop(table, None)
     n = data.num_rows
-    ids = [base64.b64encode(os.urandom(10)).decode("ascii")[:14] for _ in range(n)]
-    for name, values in (("_dlt_load_id", pa.array([load_id] * n, pa.string())), ("_dlt_id", pa.array(ids, pa.string()))):
+    for name, values in (("_dlt_load_id", pa.array([load_id] * n, pa.string())), ("_dlt_id", random_ids(n))):
         columns.setdefault(name, {"nullable": False})["data_type"] = "text"
         names.append(name)
         arrays.append(values)

@@ -3,7 +3,9 @@
 Steps, as dlt: `+ *` -> `x`, `-` -> `_`, `@` -> `a`, `|` -> `l`; any other run of non `[A-Za-z0-9_]`
 characters -> `_`; camelCase breaks get `_`; lower case; a leading digit gets a `_` prefix; trailing
 `_`s become `x`s; runs of `_` collapse to one (so a name never contains the nesting separator `__`);
-an empty name becomes `_empty`.
+an empty name becomes `_empty`. Keys of items and table names are *paths*: `a__b` keeps its nesting
+separator (each part normalised), as dlt's `normalize_path`, so the key `x__y` names the same column as
+`{"x": {"y": ...}}`.
 """
 from __future__ import annotations
 
@@ -35,6 +37,20 @@ def normalize_identifier(name: str) -> str:
     stripped = text.rstrip("_")
     text = stripped + "x" * (len(text) - len(stripped))
     return _UNDERSCORES.sub("_", text)
+
+
+@lru_cache(maxsize=65536)
+def normalize_path(name: str) -> str:
+    """A key or table name split at `__`, each part normalised: `a__b` -> `a__b`, `__x` -> `x`, `A__B C` -> `a__b_c`.
+
+    >>> normalize_path("Order__Lines")
+    'order__lines'
+    """
+    text = str(name)
+    if not text.strip():
+        return "_empty"
+    parts = [normalize_identifier(p) for p in text.split(NESTING) if p.strip()]
+    return NESTING.join(parts) if parts else normalize_identifier(text)
 
 
 def path_name(*parts: str) -> str:

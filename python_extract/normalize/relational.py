@@ -1,13 +1,20 @@
 """dlt's relational normaliser: one nested item becomes rows of a root table and its child tables.
 
-- nested dicts flatten into the parent row as `parent__child` columns;
-- lists become child tables `table__field`, one row per element, linked by `_dlt_parent_id`
-  (the parent row's `_dlt_id`), `_dlt_list_idx` and `_dlt_root_id`; a list of scalars gives a `value`
-  column;
+- an item that is not a dict is wrapped as `{"value": item}` (dlt);
+- nested dicts flatten into the parent row as `parent__child` columns; keys are normalised as paths,
+  so the key `a__b` and `{"a": {"b": ...}}` name the same column `a__b`;
+- lists become child tables `table__field`, one row per element, linked by `_dlt_parent_id` (the parent
+  row's `_dlt_id`), `_dlt_list_idx` and `_dlt_root_id`: a dict element is a row, a scalar a row with a
+  `value` column, a list element a row of its own whose values go to the table `<child>__list`
+  (dlt's lists of lists: `{"m": [[1, 2], [3]]}` gives `t__m` with two rows and `t__m__list` with three);
 - every row carries `_dlt_load_id` (children too, a deliberate deviation from dlt: the dbt side
   filters every table by load) and a unique `_dlt_id`: random for root rows, derived from
   (parent id, table, index) for child rows, so normalising the same item twice links the same children;
-- past `max_nesting` levels the remaining structure stays a dict or list, typed `json` by the schema.
+- nesting stops after `max_nesting` levels (counted as dlt counts them: a list of lists costs a level
+  more) and at columns typed `json`: what remains stays a dict or list, typed `json`.
+
+Two keys of one dict that normalise to the same column (`id` and `ID`, `a_b` and `aB`, `x__y` and
+`{"x": {"y"}}`) raise `ColumnNameCollision`: dlt keeps one of the values silently (on purpose, we don't).
 
 Yields `(table, row)` with parent rows before their children.
 """
@@ -16,11 +23,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-from .naming import normalize_identifier, path_name
+from .exceptions import ColumnNameCollision
+from .naming import normalize_path, path_name
 
 Row = Dict[str, Any]
+IsJson = Callable[[str, str], bool]
+DEFAULT_NESTING = 1000
+LIST_OF_LISTS = "list"
 _names: Dict[Tuple[str, str], str] = {}
 
 
@@ -37,22 +48,55 @@ def child_id(parent_id: str, table: str, idx: int) -> str:
 def _column(prefix: str, key: str) -> str:
     name = _names.get((prefix, key))
     if name is None:
-        name = normalize_identifier(key)
+        name = normalize_path(key)
         name = _names[(prefix, key)] = path_name(prefix, name) if prefix else name
     return name
 
 
-def _flatten(item: Dict[str, Any], prefix: str, depth: int, max_nesting: Optional[int], row: Row, lists: List) -> None:
-    nest = max_nesting is None or depth < max_nesting
+def _never_json(table: str, column: str) -> bool:
+    return False
+
+
+def _flatten(item: Dict[str, Any], table: str, level: int, is_json: IsJson, row: Row, lists: Dict[str, Any]) -> None:
+    """Scalars of `item` into `row`, lists into `lists`, nested dicts flattened after the keys of their
+    level (as dlt does, which decides which value a collision keeps there)."""
+    stack = [(item, level, "")]
     names = _names
-    for key, value in item.items():
-        name = names.get((prefix, key)) or _column(prefix, key)
-        if nest and type(value) is dict:
-            _flatten(value, name, depth + 1, max_nesting, row, lists)
-        elif nest and type(value) in (list, tuple):
-            lists.append((name, value))
-        else:
+    assigned = 0
+    while stack:
+        current, lvl, prefix = stack.pop()
+        for key, value in current.items():
+            name = names.get((prefix, key)) or _column(prefix, key)
+            kind = type(value)
+            if lvl > 0 and (kind is dict or kind is list or kind is tuple) and not is_json(table, name):
+                if kind is dict:
+                    stack.append((value, lvl - 1, name))
+                else:
+                    assigned += name in lists
+                    lists[name] = value
+                continue
             row[name] = value
+            assigned += 1
+    if assigned != len(row):
+        _raise_collision(item, table, level, is_json)
+
+
+def _raise_collision(item: Dict[str, Any], table: str, level: int, is_json: IsJson) -> None:
+    seen: Dict[Tuple[str, str], str] = {}
+    stack = [(item, level, "", "")]
+    while stack:
+        current, lvl, prefix, source = stack.pop()
+        for key, value in current.items():
+            name, path = _column(prefix, key), f"{source}.{key}" if source else str(key)
+            kind = type(value)
+            nested = lvl > 0 and kind in (dict, list, tuple) and not is_json(table, name)
+            if nested and kind is dict:
+                stack.append((value, lvl - 1, name, path))
+                continue
+            slot = ("table" if nested else "column", name)
+            if slot in seen:
+                raise ColumnNameCollision(table, name, seen[slot], path)
+            seen[slot] = path
 
 
 def normalize_item(
@@ -60,21 +104,21 @@ def normalize_item(
     table: str,
     load_id: str,
     max_nesting: Optional[int] = None,
+    is_json: IsJson = _never_json,
     *,
     _parent: Optional[Tuple[str, str, int]] = None,
-    _depth: int = 0,
+    _level: Optional[int] = None,
 ) -> Iterator[Tuple[str, Row]]:
-    """Rows of `item` for `table` and its child tables.
+    """Rows of `item` for `table` and its child tables; `is_json(table, column)` says which columns
+    keep their dicts and lists as json.
 
     >>> [t for t, _ in normalize_item({"id": 1, "tags": ["a", "b"]}, "items", "1.0")]
     ['items', 'items__tags', 'items__tags']
     """
+    level = (DEFAULT_NESTING if max_nesting is None else max_nesting) if _level is None else _level
     row: Row = {}
-    lists: list = []
-    if isinstance(item, dict):
-        _flatten(item, "", _depth, max_nesting, row, lists)
-    else:
-        row["value"] = item
+    lists: Dict[str, Any] = {}
+    _flatten(item if type(item) is dict else {"value": item}, table, level, is_json, row, lists)
     if _parent is None:
         row_id = row.get("_dlt_id") or uniq_id()
         root_id = row_id
@@ -87,9 +131,13 @@ def normalize_item(
     row["_dlt_id"] = row_id
     row["_dlt_load_id"] = load_id
     yield table, row
-    for name, values in lists:
+    for name, values in lists.items():
         child_table = path_name(table, name)
         for idx, element in enumerate(values):
-            yield from normalize_item(
-                element, child_table, load_id, max_nesting, _parent=(row_id, root_id, idx), _depth=_depth + 1,
-            )
+            kind = type(element)
+            if kind is list or kind is tuple:
+                element, child_level = {LIST_OF_LISTS: element}, level - 2
+            else:
+                child_level = level - 1
+            yield from normalize_item(element, child_table, load_id, max_nesting, is_json,
+                                      _parent=(row_id, root_id, idx), _level=child_level)

@@ -2,10 +2,9 @@
 
 Data types follow dlt's names (text, bigint, double, bool, decimal, timestamp, date, json, binary);
 `spark_type` and `arrow_type` map them for landing. A column keeps its first inferred type; a later
-value of another type is coerced when dlt would (anything into text, int into double or decimal, an
-ISO string into timestamp) and otherwise goes to a variant column `name__v_<type>`, so no value is
-lost. Strings that look like ISO timestamps make a new column `timestamp` (dlt's `iso_timestamp`
-detection).
+value of another type is coerced as dlt coerces it (see normalize/coerce.py: text into numbers, bools,
+dates; numbers into text; ...) and otherwise goes to a variant column `name__v_<type>`, so no value is
+lost.
 
 Column hints kept for the dbt side: `primary_key`, `merge_key`, `hard_delete`, `dedup_sort`,
 `nullable`; table hints: `write_disposition`, `merge_strategy`, `parent`, `resource`. The schema is
@@ -21,6 +20,9 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple
 
+from .coerce import coerce, detect_type, json_text, py_type
+from .exceptions import CannotCoerceColumn
+
 ENGINE_VERSION = 1
 DLT_COLUMNS = {
     "_dlt_id": "text", "_dlt_load_id": "text", "_dlt_parent_id": "text",
@@ -31,25 +33,10 @@ SPARK_TYPES = {
     "decimal": "decimal(38,9)", "timestamp": "timestamp", "date": "date", "json": "string", "binary": "binary",
 }
 COLUMN_HINTS = ("primary_key", "merge_key", "hard_delete", "dedup_sort", "nullable", "data_type")
-_PY_TYPES = {
-    str: "text", int: "bigint", float: "double", bool: "bool", Decimal: "decimal",
-    dt.datetime: "timestamp", dt.date: "date", dict: "json", list: "json", tuple: "json", bytes: "binary",
-}
 _ISO_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
-
-
-def infer_type(value: Any) -> Optional[str]:
-    if value is None:
-        return None
-    found = _PY_TYPES.get(type(value))
-    if found is not None:
-        return found
-    for py, data_type in ((bool, "bool"), (int, "bigint"), (float, "double"), (Decimal, "decimal"),
-                          (dt.datetime, "timestamp"), (dt.date, "date"), (dict, "json"), (list, "json"),
-                          (tuple, "json"), (bytes, "binary")):
-        if isinstance(value, py):
-            return data_type
-    return "text"
+# the Python types whose values a column of the same dlt type takes as they are (the hot path)
+_AS_IS = {str: "text", int: "bigint", float: "double", bool: "bool", Decimal: "decimal", dt.date: "date", bytes: "binary",
+          dt.datetime: "timestamp"}
 
 
 def parse_timestamp(value: str) -> Optional[dt.datetime]:
@@ -73,26 +60,6 @@ def arrow_type(data_type: str):
         "decimal": pa.decimal128(38, 9), "timestamp": pa.timestamp("us", tz="UTC"), "date": pa.date32(),
         "binary": pa.binary(),
     }[data_type]
-
-
-def _json_default(value: Any) -> Any:
-    return value.isoformat() if isinstance(value, (dt.date, dt.datetime)) else str(value)
-
-
-def _coerce(known: str, seen: str, value: Any) -> Any:
-    """`value` (of type `seen`) as `known`, or raise ValueError when dlt would make a variant."""
-    if known == "text":
-        return json.dumps(value, default=_json_default) if seen == "json" else (
-            value.isoformat() if seen in ("timestamp", "date") else str(value))
-    if known == "double" and seen == "bigint":
-        return float(value)
-    if known == "decimal" and seen == "bigint":
-        return Decimal(value)
-    if known == "timestamp" and seen == "text":
-        parsed = parse_timestamp(value)
-        if parsed is not None:
-            return parsed
-    raise ValueError(f"cannot coerce {seen} to {known}")
 
 
 @dataclass
@@ -136,15 +103,21 @@ class Schema:
         meta.update({k: v for k, v in hints.items() if k in COLUMN_HINTS})
         self._types.pop(table, None)
 
+    def is_json(self, table: str, column: str) -> bool:
+        """Whether `column` of `table` is typed json (its dicts and lists stay whole)."""
+        meta = self.tables.get(table)
+        column_meta = meta.columns.get(column) if meta else None
+        return bool(column_meta) and column_meta.get("data_type") == "json"
+
     def coerce_row(self, table: str, row: Dict[str, Any]) -> Dict[str, Any]:
         """Types `row` (in place) against the table's columns, adding new columns and variants as
-        they appear. The loop is the extractor's hot path: values whose Python type matches the
-        column's type are left alone."""
+        they appear; NULLs are dropped. The loop is the extractor's hot path: values whose Python
+        type matches the column's type are left alone."""
         types = self._types.get(table)
         if types is None:
             types = self._types[table] = {c: m.get("data_type") for c, m in self.tables[table].columns.items()}
         get_type = types.get
-        odd = [name for name, value in row.items() if get_type(name) != _PY_TYPES.get(type(value))]
+        odd = [name for name, value in row.items() if get_type(name) != _AS_IS.get(type(value), "?")]
         for name in odd:
             value = row[name]
             if value is None:
@@ -157,28 +130,35 @@ class Schema:
         return row
 
     def _coerce_value(self, table: str, name: str, value: Any) -> Tuple[str, Any]:
-        columns, types = self.tables[table].columns, self._types[table]
-        seen = DLT_COLUMNS.get(name) or infer_type(value)
-        known = types.get(name)
-        if known == seen:
-            return name, value
+        seen = DLT_COLUMNS.get(name) or py_type(value)
+        known = self._types[table].get(name)
         if known is None:
-            if seen == "text" and _ISO_TIMESTAMP.match(value) and parse_timestamp(value) is not None:
-                seen, value = "timestamp", parse_timestamp(value)
-            columns.setdefault(name, {"nullable": True})["data_type"] = types[name] = seen
-            return name, self._json(seen, value)
+            return name, self._new_column(table, name, value, seen)
         try:
-            return name, _coerce(known, seen, value)
+            return name, self._as_stored(known, coerce(known, seen, value))
         except ValueError:
             variant = f"{name}__v_{seen}"
-            if variant not in columns:
-                columns[variant] = {"data_type": seen, "nullable": True, "variant": True}
-                types[variant] = seen
-            return variant, self._json(seen, value)
+            known = self._types[table].get(variant)
+            if known is None:
+                return variant, self._new_column(table, variant, value, seen, variant=True)
+            try:
+                return variant, self._as_stored(known, coerce(known, seen, value))
+            except ValueError:
+                raise CannotCoerceColumn(table, name, seen, known, value) from None
+
+    def _new_column(self, table: str, name: str, value: Any, seen: str, variant: bool = False) -> Any:
+        data_type = DLT_COLUMNS.get(name) or detect_type(value)
+        stored = self._as_stored(data_type, coerce(data_type, seen, value))
+        meta = self.tables[table].columns.setdefault(name, {"nullable": True})
+        meta["data_type"] = self._types[table][name] = data_type
+        if variant:
+            meta["variant"] = True
+        return stored
 
     @staticmethod
-    def _json(data_type: str, value: Any) -> Any:
-        return json.dumps(value, default=_json_default, sort_keys=True) if data_type == "json" else value
+    def _as_stored(data_type: str, value: Any) -> Any:
+        """json values are stored as their JSON text."""
+        return json_text(value) if data_type == "json" else value
 
     def typed_columns(self, table: str) -> Dict[str, str]:
         """Columns with a known data type (a column only ever None has none yet), in order."""

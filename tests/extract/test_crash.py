@@ -55,7 +55,12 @@ def uninterrupted_cursor(lakehouse, spark, tmp_path_factory):
     pipe.run(events(20))
     pipe.run(events(30))
     pipe.sync_destination()
-    return pipe.state["sources"][dataset]["resources"]["events"]["incremental"]["ts"]
+    return _cursor(pipe.state["sources"][dataset]["resources"]["events"]["incremental"]["ts"])
+
+
+def _cursor(entry):
+    """The cursor without `start_value`: that is where the last run started, which a crash changes."""
+    return {k: v for k, v in entry.items() if k != "start_value"}
 
 
 @pytest.mark.parametrize("boundary", list(BOUNDARIES))
@@ -78,5 +83,5 @@ def test_sigkill_at_each_boundary__rerun_lands_every_row_once_with_the_uninterru
     landed = {r["_dlt_load_id"] for r in spark.sql(f"select distinct _dlt_load_id from {dataset}.events").collect()}
     assert landed <= set(loads)                                    # no row of an incomplete load is left behind
     pipe.sync_destination()
-    assert pipe.state["sources"][dataset]["resources"]["events"]["incremental"]["ts"] == uninterrupted_cursor
+    assert _cursor(pipe.state["sources"][dataset]["resources"]["events"]["incremental"]["ts"]) == uninterrupted_cursor
     assert pipe.packages.pending() == []

@@ -1,0 +1,29 @@
+"""The extractor differential against the real dlt 1.31 (duckdb): each case's outcome is tallied and the
+run ends with one line per suite: cases / identical / differs-on-purpose / differs."""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Dict
+
+import pytest
+
+TALLY: Dict[str, Dict[str, int]] = defaultdict(lambda: {"cases": 0, "identical": 0, "differs-on-purpose": 0, "differs": 0})
+
+
+def record(suite: str, outcome: str) -> None:
+    """Count one case of `suite`: identical | differs-on-purpose | differs."""
+    TALLY[suite]["cases"] += 1
+    TALLY[suite][outcome] += 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not TALLY:
+        return
+    terminalreporter.section("extractor differential vs dlt 1.31")
+    for suite, counts in sorted(TALLY.items()):
+        terminalreporter.write_line(f"{suite}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    return tmp_path_factory.mktemp("parity_extract")

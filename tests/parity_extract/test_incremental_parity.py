@@ -1,0 +1,156 @@
+"""Incremental differential: every cursor option (initial/end value, last_value_func, range start/end,
+lag, row_order, on_cursor_value_missing, boundary and primary-key dedup, nested paths, Arrow tables)
+run as a dlt resource with `dlt.sources.incremental` and as a sparkload resource with `sl.incremental`,
+several runs in a row. After each run: the rows the run landed, how many rows the run read from the
+generator, and the stored cursor (initial, start and last value, number of boundary hashes) must be
+dlt's. All cases run as one batch: one dlt run and one sparkload run per run number."""
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from collections import Counter
+from typing import Any, Callable, Dict, List
+
+import pytest
+
+import python_extract as sl
+
+from .conftest import record
+from .incremental_cases import CASES, Case
+from .sides import SYSTEM, DltSide, SparkloadSide
+
+BATCHED = [c for c in CASES if not c.fails]
+FAILING = [c for c in CASES if c.fails]
+
+
+def _stored(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value.astimezone(dt.timezone.utc).isoformat() if value.tzinfo else value.isoformat() + " (naive)"
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)):
+        return [_stored(v) for v in value]
+    return value
+
+
+def cursor_state(rstate: Dict[str, Any], path: str) -> Dict[str, Any]:
+    entry = rstate.get("incremental", {}).get(path)
+    if entry is None:
+        return {}
+    return {"initial_value": _stored(entry.get("initial_value")), "start_value": _stored(entry.get("start_value")),
+            "last_value": _stored(entry.get("last_value")), "boundary hashes": len(entry.get("unique_hashes") or [])}
+
+
+class Side:
+    """One side of the batch: its pipeline, resources, and what each run read and stored per case."""
+
+    def __init__(self, runner: Any, make_resource: Callable[..., Any], make_incremental: Callable[..., Any]):
+        self.runner, self.run_no, self.read = runner, {"n": 0}, Counter()
+        self.make_resource, self.make_incremental = make_resource, make_incremental
+        self.states: Dict[str, List[Dict[str, Any]]] = {}
+
+    def resource(self, case: Case) -> Any:
+        run_no, read = self.run_no, self.read
+
+        def gen(cursor=self.make_incremental(case.cursor, **case.options)):
+            data = copy.deepcopy(case.runs[run_no["n"]])
+            if case.arrow:
+                import pyarrow as pa
+
+                yield pa.Table.from_pylist(data)
+            elif case.pages:
+                yield data
+            else:
+                for row in data:
+                    read[case.name] += 1
+                    yield row
+        gen.__name__ = case.name
+        return self.make_resource(gen, name=case.name, table_name=case.name, **case.hints)
+
+    def run(self, cases: List[Case], n: int, resources: Dict[str, Any]) -> str:
+        self.run_no["n"] = n
+        load_id = self.runner.run([resources[c.name] for c in cases])
+        for c in cases:
+            self.states.setdefault(c.name, []).append(cursor_state(self.runner_state(c.name), c.cursor))
+        return load_id
+
+    def runner_state(self, resource: str) -> Dict[str, Any]:
+        if isinstance(self.runner, SparkloadSide):  # the in-memory state after the run; the stored one is checked at the end
+            for source in self.runner.pipe.state.get("sources", {}).values():
+                if resource in source.get("resources", {}):
+                    return source["resources"][resource]
+            return {}
+        return self.runner.resource_state(resource)
+
+
+def _values(rows: List[Dict[str, Any]]) -> Counter:
+    return Counter(tuple(sorted((k, v) for k, v in r.items() if k not in SYSTEM and v is not None)) for r in rows)
+
+
+@pytest.fixture(scope="module")
+def batch(home, lakehouse):
+    import dlt
+
+    theirs = Side(DltSide(home, "inc_parity"), dlt.resource, dlt.sources.incremental)
+    ours = Side(SparkloadSide(lakehouse, home, "inc_parity"), sl.resource, sl.incremental)
+    their_res = {c.name: theirs.resource(c) for c in BATCHED}
+    our_res = {c.name: ours.resource(c) for c in BATCHED}
+    their_landed: Dict[str, List[Counter]] = {c.name: [] for c in BATCHED}
+    our_runs: Dict[str, int] = {}
+    before: Dict[str, Counter] = {}
+    for n in range(max(len(c.runs) for c in BATCHED)):
+        cases = [c for c in BATCHED if n < len(c.runs)]
+        theirs.run(cases, n, their_res)
+        our_runs[ours.run(cases, n, our_res)] = n
+        tables = theirs.runner.tables()
+        for c in cases:
+            now = _values(tables[c.name].rows) if c.name in tables else Counter()
+            their_landed[c.name].append(now - before.get(c.name, Counter()))
+            before[c.name] = now
+    our_tables = ours.runner.tables([c.name for c in BATCHED])
+    our_landed = {c.name: [Counter() for _ in c.runs] for c in BATCHED}
+    for c in BATCHED:
+        for row in our_tables[c.name].rows if c.name in our_tables else []:
+            our_landed[c.name][our_runs[row["_dlt_load_id"]]] += _values([row])
+    stored = {c.name: cursor_state(ours.runner.resource_state(c.name), c.cursor) for c in BATCHED}
+    return theirs, ours, their_landed, our_landed, stored
+
+
+@pytest.mark.parametrize("case", BATCHED, ids=[c.name for c in BATCHED])
+def test_incremental__each_run_lands_and_stores_what_dlt_does(batch, case):
+    theirs, ours, their_landed, our_landed, stored = batch
+    found = []
+    for n in range(len(case.runs)):
+        if their_landed[case.name][n] != our_landed[case.name][n]:
+            found.append(f"run {n + 1} landed: dlt {sorted(their_landed[case.name][n])} sparkload {sorted(our_landed[case.name][n])}")
+        if theirs.states[case.name][n] != ours.states[case.name][n]:
+            found.append(f"run {n + 1} state: dlt {theirs.states[case.name][n]} sparkload {ours.states[case.name][n]}")
+    if theirs.read[case.name] != ours.read[case.name]:
+        found.append(f"rows read from the generator: dlt {theirs.read[case.name]} sparkload {ours.read[case.name]}")
+    if stored[case.name] != ours.states[case.name][-1]:
+        found.append(f"stored state {stored[case.name]} != the state after the last run {ours.states[case.name][-1]}")
+    assert any(our_landed[case.name]), "the case landed nothing: it proves nothing"
+    if case.on_purpose:
+        landed = [sorted(dict(values)["id"] for values in run) for run in our_landed[case.name]]
+        assert found and landed == case.ours, (case.on_purpose, landed, found)
+        record("incremental", "differs-on-purpose")
+        return
+    record("incremental", "differs" if found else "identical")
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("case", FAILING, ids=[c.name for c in FAILING])
+def test_incremental__fails_where_dlt_fails_and_lands_nothing(home, lakehouse, case):
+    import dlt
+
+    theirs = Side(DltSide(home, f"inc_{case.name}"), dlt.resource, dlt.sources.incremental)
+    ours = Side(SparkloadSide(lakehouse, home, f"inc_{case.name}"), sl.resource, sl.incremental)
+    with pytest.raises(Exception) as their_error:
+        theirs.run([case], 0, {case.name: theirs.resource(case)})
+    with pytest.raises(sl.PipelineStepFailed) as our_error:
+        ours.run([case], 0, {case.name: ours.resource(case)})
+    assert case.fails in str(their_error.value) and case.fails in str(our_error.value)
+    assert case.name not in theirs.runner.tables()
+    assert not ours.runner.pipe.spark.catalog.tableExists(f"{ours.runner.pipe.dataset_name}.{case.name}")
+    assert cursor_state(ours.runner.resource_state(case.name), case.cursor) == {}
+    record("incremental", "identical")
