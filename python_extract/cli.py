@@ -1,7 +1,7 @@
 """The `sparkload` command: parses arguments, calls one library function, prints. A leaf: nothing
 in the library imports it.
 
-    sparkload lakehouse setup [--table-format iceberg]   cache the jars the format needs offline
+    sparkload lakehouse setup [--table-format iceberg] [--s3]   cache the jars the format (and S3) need offline
     sparkload lakehouse check [--table-format delta]     say which format a session would get, and why
     sparkload demo [--home DIR]                          sample data -> extractor -> dbt run -> final table
     sparkload run TARGET | sparkload pipeline {info,loads,reset,drop} NAME   the extractor (cli_pipeline.py)
@@ -50,7 +50,7 @@ def _config(args: argparse.Namespace) -> LakehouseConfig:
 def _cmd_setup(args: argparse.Namespace) -> int:
     from .lakehouse import provision
 
-    for jar in provision(_config(args)):
+    for jar in provision(_config(args), s3=args.s3):
         print(jar)
     return 0
 
@@ -141,7 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
                            ("check", _cmd_check, "which table format a session gets, and why")):
         p = lake.add_parser(name, help=text)
         _lakehouse_args(p)
-        p.set_defaults(func=fn)
+        p.set_defaults(func=fn, s3=False)
+        if name == "setup":
+            p.add_argument("--s3", action="store_true", help="also cache hadoop-aws for a warehouse on S3 (s3a://)")
     serve = lake.add_parser("serve", help="run the Spark Thrift server over the lakehouse until Ctrl-C")
     _lakehouse_args(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

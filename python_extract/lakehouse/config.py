@@ -14,15 +14,29 @@ environment variables (`SPARKLOAD_*`), then defaults.
 | jars_cache     | SPARKLOAD_JARS_CACHE     | `~/.cache/sparkload/jars`                |
 | delta_maven    | SPARKLOAD_DELTA_MAVEN    | `io.delta:delta-spark_2.12:3.3.2`        |
 | catalog_uri    | SPARKLOAD_CATALOG_URI    | an H2 file database under `home/catalog` (iceberg only) |
+| warehouse      | SPARKLOAD_WAREHOUSE      | `home/warehouse` (a URI: `s3a://bucket/path`, `file:/data/lake`) |
+| s3_endpoint    | SPARKLOAD_S3_ENDPOINT    | none (AWS); `http://127.0.0.1:9000` for MinIO         |
+| s3_region      | SPARKLOAD_S3_REGION      | none (AWS_REGION, else the SDK's default chain)       |
+| s3_path_style  | SPARKLOAD_S3_PATH_STYLE  | false (true for MinIO, moto, most S3-compatible stores) |
+| s3_jars        | SPARKLOAD_S3_JARS        | `auto` (cached by `lakehouse setup --s3`, else Maven); `none`: the platform's |
+| s3_access_key_id, s3_secret_access_key, s3_session_token | AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN | none (S3A's default chain: environment, instance role) |
+
+Secrets (the three `s3_*` credentials) never appear in `repr`, logs or a process's command line: the
+session sets them on its Hadoop configuration after the JVM started (`session.py`).
 """
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional
 
 TABLE_FORMATS = ("auto", "delta", "iceberg")
+S3_JARS = ("auto", "none")
+S3_SCHEMES = ("s3a",)
+SECRETS = {"s3_access_key_id": "AWS_ACCESS_KEY_ID", "s3_secret_access_key": "AWS_SECRET_ACCESS_KEY",
+           "s3_session_token": "AWS_SESSION_TOKEN"}
 DEFAULT_DELTA_MAVEN = "io.delta:delta-spark_2.12:3.3.2"
 ICEBERG_CATALOG = "lake"
 
@@ -42,20 +56,42 @@ class LakehouseConfig:
     catalog_uri: Optional[str] = None
     app_name: str = "sparkload"
     spark_conf: Dict[str, str] = field(default_factory=dict)
+    warehouse: Optional[str] = None
+    s3_endpoint: Optional[str] = None
+    s3_region: Optional[str] = None
+    s3_path_style: bool = False
+    s3_jars: str = "auto"
+    s3_access_key_id: Optional[str] = field(default=None, repr=False)
+    s3_secret_access_key: Optional[str] = field(default=None, repr=False)
+    s3_session_token: Optional[str] = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.table_format not in TABLE_FORMATS:
             raise LakehouseConfigError(
                 f"table_format={self.table_format!r} is not one of {', '.join(TABLE_FORMATS)}"
             )
+        if self.s3_jars not in S3_JARS:
+            raise LakehouseConfigError(f"s3_jars={self.s3_jars!r} is not one of {', '.join(S3_JARS)}")
+        if not isinstance(self.s3_path_style, bool):
+            object.__setattr__(self, "s3_path_style", _boolean("s3_path_style", self.s3_path_style))
         object.__setattr__(self, "home", Path(self.home).expanduser().resolve())
         object.__setattr__(self, "jars_cache", Path(self.jars_cache).expanduser())
         if self.jars_dir is not None:
             object.__setattr__(self, "jars_dir", Path(self.jars_dir).expanduser())
 
     @property
-    def warehouse(self) -> Path:
-        return self.home / "warehouse"
+    def warehouse_uri(self) -> str:
+        """Where tables live: the `warehouse` setting as a URI, else `home/warehouse`."""
+        if not self.warehouse:
+            return (self.home / "warehouse").as_uri()
+        if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", self.warehouse):
+            return self.warehouse.rstrip("/")
+        return Path(self.warehouse).expanduser().resolve().as_uri()
+
+    @property
+    def on_s3(self) -> bool:
+        """Whether the warehouse is on S3 through Hadoop's S3A connector (needs hadoop-aws)."""
+        return self.warehouse_uri.split(":", 1)[0].lower() in S3_SCHEMES
 
     @property
     def metastore(self) -> Path:
@@ -86,5 +122,17 @@ class LakehouseConfig:
             values["jars_dir"] = env["SPARKLOAD_JARS"]
         if values.get("delta_maven", None) in ("", "none", "off"):
             values["delta_maven"] = None
+        for name, aws_name in SECRETS.items():
+            if env.get(aws_name) and name not in values:
+                values[name] = env[aws_name]
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+
+def _boolean(name: str, raw: Any) -> bool:
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise LakehouseConfigError(f"{name}={raw!r} is not a boolean; expected true or false")

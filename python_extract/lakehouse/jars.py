@@ -8,21 +8,30 @@ without the jackson classes it was built to shade; `provision_iceberg` relocates
 jackson-core/databind/annotations into `org.apache.iceberg.shaded.com.fasterxml.jackson` with jarjar
 (Debian's `libjarjar-java`) and copies an H2 JDBC driver for the catalog, all into `jars_cache`.
 
+S3 (a warehouse at `s3a://...`): Hadoop's S3A connector, `hadoop-aws` plus the AWS SDK bundle it was
+built with. `provision_s3` caches `hadoop-aws-3.3.1.jar` and `aws-java-sdk-bundle-1.11.901.jar` from
+the PyPI sdist `sagemaker-pyspark` 1.4.5 (fetched with `pip download`, checked against pinned
+SHA-256 sums); they work with pyspark 3.5's hadoop client 3.3.4 (tests/lakehouse/test_s3.py). With
+Maven access the coordinates `S3_MAVEN` serve instead; platforms that ship hadoop-aws need neither.
+
 Errors: `LakehouseConfigError` with a message that says how to provide what is missing.
 """
 from __future__ import annotations
 
 import glob
+import hashlib
 import logging
 import os
 import shutil
 import socket
 import subprocess
+import sys
+import tarfile
 import tempfile
 import threading
 import zipfile
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from .config import LakehouseConfig, LakehouseConfigError
 
@@ -42,6 +51,12 @@ POSTGRES_CANDIDATES = (
     "/usr/share/java/postgresql.jar",
 )
 MAVEN_HOST = ("repo1.maven.org", 443)
+S3_SDIST = ("sagemaker-pyspark", "1.4.5")
+S3_JARS = {  # file name in the sdist's deps/jars/ -> its SHA-256
+    "hadoop-aws-3.3.1.jar": "6be50ad8a8b445d2802381b085b2a3ede5c29d353450a6a21f16b2fefa962b6e",
+    "aws-java-sdk-bundle-1.11.901.jar": "b87175b32a16544cc1b37cf40390eb375833e62bed67f8ce6cde4b7ad6429ead",
+}
+S3_MAVEN = "org.apache.hadoop:hadoop-aws:3.3.4"  # pyspark 3.5's hadoop; pulls its aws-java-sdk-bundle
 
 
 def pyspark_jars_dir() -> Path:
@@ -140,6 +155,74 @@ def provision_iceberg(cache: Path) -> List[str]:
     return jars
 
 
+def s3_jars(cache: Path) -> Optional[List[str]]:
+    """The cached S3A jars (hadoop-aws, AWS SDK bundle), or None when not provisioned."""
+    jars = [cache / name for name in S3_JARS]
+    return [str(j) for j in jars] if all(j.is_file() for j in jars) else None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def provision_s3(cache: Path) -> List[str]:
+    """Cache the S3A jars from the PyPI sdist `sagemaker-pyspark`; a no-op when they are there."""
+    cache.mkdir(parents=True, exist_ok=True)
+    existing = s3_jars(cache)
+    if existing:
+        return existing
+    name, version = S3_SDIST
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+             "--no-binary", ":all:", "-d", tmp, f"{name}=={version}"],
+            capture_output=True, text=True,
+        )
+        sdists = sorted(Path(tmp).glob("*.tar.gz"))
+        if done.returncode != 0 or not sdists:
+            raise LakehouseConfigError(
+                f"could not download the PyPI sdist {name}=={version}, which holds hadoop-aws for S3: "
+                f"{(done.stderr or done.stdout).strip().splitlines()[-1:] or 'no file'}; "
+                f"with Maven access, set spark_conf spark.jars.packages={S3_MAVEN} instead"
+            )
+        with tarfile.open(sdists[0]) as sdist:
+            members = {Path(m.name).name: m for m in sdist.getmembers() if Path(m.name).name in S3_JARS}
+            for jar, digest in S3_JARS.items():
+                if jar not in members:
+                    raise LakehouseConfigError(f"{sdists[0].name} holds no {jar}")
+                part = Path(tmp) / jar
+                with sdist.extractfile(members[jar]) as src, open(part, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+                if _sha256(part) != digest:
+                    raise LakehouseConfigError(f"{jar} from {sdists[0].name} has SHA-256 {_sha256(part)}, expected {digest}")
+                shutil.move(str(part), cache / jar)
+    log.info("provisioned S3A jars in %s", cache)
+    jars = s3_jars(cache)
+    assert jars, f"provisioning left {cache} incomplete"
+    return jars
+
+
+def storage_classpath(config: LakehouseConfig) -> Tuple[List[str], Optional[str]]:
+    """(jars, Maven coordinates) of the warehouse's file system connector: none for a local warehouse
+    or `s3_jars: none` (the platform's own), the cached S3A jars, else Maven when reachable."""
+    if not config.on_s3 or config.s3_jars == "none":
+        return [], None
+    cached = s3_jars(config.jars_cache)
+    if cached:
+        return cached, None
+    if maven_reachable():
+        return [], S3_MAVEN
+    raise LakehouseConfigError(
+        f"the warehouse {config.warehouse_uri} is on S3 and hadoop-aws cannot be found: run "
+        f"`sparkload lakehouse setup --s3` once (caches it in {config.jars_cache}), run where Maven "
+        "Central is reachable, or set SPARKLOAD_S3_JARS=none where the platform provides hadoop-aws"
+    )
+
+
 def catalog_driver_jars(catalog_uri: str) -> List[str]:
     """The JDBC driver of the Iceberg catalog's database when it is not H2 (provisioned with Iceberg)."""
     if not catalog_uri.startswith("jdbc:postgresql:"):
@@ -181,14 +264,16 @@ def maven_reachable(timeout: float = 3.0) -> bool:
     return result["ok"]
 
 
-def provision(config: LakehouseConfig) -> List[str]:
-    """What `sparkload lakehouse setup` does: cache every jar the configured format needs offline."""
+def provision(config: LakehouseConfig, s3: bool = False) -> List[str]:
+    """What `sparkload lakehouse setup` does: cache every jar the configured format needs offline, and
+    the S3A jars too when `s3` is asked for or the warehouse is on S3."""
+    storage = provision_s3(config.jars_cache) if s3 or config.on_s3 else []
     if config.table_format == "delta":
         found = delta_jars(config.jars_dir)
         if not found:
             raise LakehouseConfigError(_delta_missing_message(config))
-        return found
-    return provision_iceberg(config.jars_cache)
+        return found + storage
+    return provision_iceberg(config.jars_cache) + storage
 
 
 def _delta_missing_message(config: LakehouseConfig) -> str:

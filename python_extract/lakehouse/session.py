@@ -8,25 +8,38 @@
   stale snapshots written by another.
 - `auto`: delta when its jars resolve, else iceberg.
 
+The format is pinned: the first session (or thrift server) of a lakehouse records its format in
+`home/lakehouse.json`, and every later start keeps it (`auto` resolves to it); asking for the other
+format, or its jars missing, fails with one line instead of writing new tables in another format.
 The chosen format is logged with its reason and recorded in the session conf under
 `spark.sparkload.table_format`, where `session_format` reads it back.
 
-Errors: `LakehouseConfigError` (from `choose_format`) when the format's jars cannot be found.
+A warehouse on S3 (`warehouse: s3a://bucket/path`, for Spark and the Iceberg catalog alike) adds the
+S3A connector's jars (`jars.storage_classpath`) and its settings; credentials go onto the Hadoop
+configuration of the running JVM before the SparkSession exists, never onto a command line or a log.
+
+Errors: `LakehouseConfigError` (from `choose_format`) when the format's jars cannot be found or the
+lakehouse's pinned format differs from the one asked for.
 """
 from __future__ import annotations
 
+import datetime as dt
+import json
 import logging
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from .config import ICEBERG_CATALOG, LakehouseConfig, LakehouseConfigError
-from .jars import _delta_missing_message, catalog_driver_jars, delta_jars, maven_reachable, provision_iceberg
+from .jars import (
+    _delta_missing_message, catalog_driver_jars, delta_jars, maven_reachable, provision_iceberg, storage_classpath,
+)
 
 log = logging.getLogger("sparkload.lakehouse")
 
 FORMAT_CONF = "spark.sparkload.table_format"
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 ICEBERG_EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
+FORMAT_RECORD = "lakehouse.json"
 _SESSION = None
 
 
@@ -38,42 +51,84 @@ class FormatChoice:
     packages: Optional[str] = None
 
 
+def pinned_format(config: LakehouseConfig) -> Optional[str]:
+    """The table format recorded at the lakehouse's first start, or None for a new lakehouse."""
+    record = config.home / FORMAT_RECORD
+    try:
+        recorded = json.loads(record.read_text()).get("table_format")
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, AttributeError) as e:
+        raise LakehouseConfigError(f"{record} is unreadable ({e}); it records the lakehouse's table format") from e
+    if recorded not in ("delta", "iceberg"):
+        raise LakehouseConfigError(f"{record} records table_format={recorded!r}; expected delta or iceberg")
+    return recorded
+
+
+def pin_format(config: LakehouseConfig, choice: FormatChoice) -> None:
+    """Record the format at the lakehouse's first start; a no-op afterwards (first writer wins)."""
+    record = config.home / FORMAT_RECORD
+    record.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(record, "x") as f:
+            json.dump({"table_format": choice.table_format, "reason": choice.reason,
+                       "recorded_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}, f)
+    except FileExistsError:
+        pass
+
+
 def choose_format(config: LakehouseConfig) -> FormatChoice:
-    """Which table format the session gets, with the jars or Maven coordinates that provide it."""
-    if config.table_format in ("delta", "auto"):
+    """Which table format the session gets, with the jars or Maven coordinates that provide it: the
+    lakehouse's pinned format when it has one, else the configured one."""
+    pinned = pinned_format(config)
+    if pinned and config.table_format not in ("auto", pinned):
+        raise LakehouseConfigError(
+            f"the lakehouse {config.home} holds {pinned} tables (its format since its first use, recorded in "
+            f"{config.home / FORMAT_RECORD}); table_format={config.table_format} would switch formats: "
+            f"use table_format {pinned} (or auto) here, or another lakehouse home for {config.table_format}"
+        )
+    wanted = pinned or config.table_format
+    if wanted in ("delta", "auto"):
         found = delta_jars(config.jars_dir)
         if found:
             return FormatChoice("delta", f"Delta jars found in {config.jars_dir}", jars=found)
         if config.delta_maven and maven_reachable():
             return FormatChoice("delta", f"Delta from Maven ({config.delta_maven})", packages=config.delta_maven)
-        if config.table_format == "delta":
-            raise LakehouseConfigError(_delta_missing_message(config))
+        if wanted == "delta":
+            pinned_note = f"the lakehouse {config.home} holds delta tables (its pinned format), but " if pinned else ""
+            raise LakehouseConfigError(pinned_note + _delta_missing_message(config))
     jars = provision_iceberg(config.jars_cache) + catalog_driver_jars(config.iceberg_catalog_uri)
-    reason = (
-        "table_format is iceberg"
-        if config.table_format == "iceberg"
-        else "auto: no Delta jars (SPARKLOAD_JARS unset or empty, Maven unreachable), so Iceberg"
-    )
+    if pinned:
+        reason = f"pinned: the lakehouse's format since its first use ({config.home / FORMAT_RECORD})"
+    elif config.table_format == "iceberg":
+        reason = "table_format is iceberg"
+    else:
+        reason = "auto: no Delta jars (SPARKLOAD_JARS unset or empty, Maven unreachable), so Iceberg"
     return FormatChoice("iceberg", f"{reason}; jars from {config.jars_cache}", jars=jars)
 
 
 def spark_conf(config: LakehouseConfig, choice: FormatChoice) -> Dict[str, str]:
-    """Every static setting of the session, as `SparkSession.builder.config` pairs."""
+    """Every static setting of a session about to start (no secret among them), as
+    `SparkSession.builder.config` pairs. Starting one pins the lakehouse's format (`pin_format`)."""
     home = config.home
+    storage_jars, storage_packages = storage_classpath(config)
+    pin_format(config, choice)
     conf = {
         "spark.master": config.master,
         "spark.app.name": config.app_name,
-        "spark.sql.warehouse.dir": config.warehouse.as_uri(),
+        "spark.sql.warehouse.dir": config.warehouse_uri,
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "4",
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         FORMAT_CONF: choice.table_format,
     }
-    if choice.jars:
-        conf["spark.jars"] = ",".join(choice.jars)
-    if choice.packages:
-        conf["spark.jars.packages"] = choice.packages
+    if choice.jars or storage_jars:
+        conf["spark.jars"] = ",".join(choice.jars + storage_jars)
+    packages = [p for p in (choice.packages, storage_packages) if p]
+    if packages:
+        conf["spark.jars.packages"] = ",".join(packages)
+    conf.update(s3_conf(config))
     if choice.table_format == "delta":
         conf.update({
             "spark.sql.extensions": DELTA_EXTENSION,
@@ -94,17 +149,42 @@ def spark_conf(config: LakehouseConfig, choice: FormatChoice) -> Dict[str, str]:
             f"{cat}.catalog-impl": "org.apache.iceberg.jdbc.JdbcCatalog",
             f"{cat}.uri": config.iceberg_catalog_uri,
             f"{cat}.jdbc.schema-version": "V1",
-            f"{cat}.warehouse": config.warehouse.as_uri(),
+            f"{cat}.warehouse": config.warehouse_uri,
             f"{cat}.cache-enabled": "false",
         })
     conf.update(config.spark_conf)
     return conf
 
 
+def s3_conf(config: LakehouseConfig) -> Dict[str, str]:
+    """The S3A connector's settings for an S3 warehouse (none otherwise); credentials are not among them."""
+    if not config.on_s3:
+        return {}
+    conf = {"spark.hadoop.fs.s3a.path.style.access": str(config.s3_path_style).lower()}
+    endpoint = config.s3_endpoint or (f"https://s3.{config.s3_region}.amazonaws.com" if config.s3_region else None)
+    if endpoint:
+        conf["spark.hadoop.fs.s3a.endpoint"] = endpoint
+        conf["spark.hadoop.fs.s3a.connection.ssl.enabled"] = str(not endpoint.startswith("http://")).lower()
+    if config.s3_region:
+        conf["spark.hadoop.fs.s3a.endpoint.region"] = config.s3_region  # hadoop-aws >= 3.3.2 reads it
+    return conf
+
+
+def s3_credentials_conf(config: LakehouseConfig) -> Dict[str, str]:
+    """Hadoop settings holding the S3 credentials given in the settings (none: S3A's default chain)."""
+    if not (config.on_s3 and config.s3_access_key_id and config.s3_secret_access_key):
+        return {}
+    conf = {"fs.s3a.access.key": config.s3_access_key_id, "fs.s3a.secret.key": config.s3_secret_access_key}
+    if config.s3_session_token:
+        conf["fs.s3a.session.token"] = config.s3_session_token
+        conf["fs.s3a.aws.credentials.provider"] = "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider"
+    return conf
+
+
 def get_session(config: Optional[LakehouseConfig] = None):
     """The process's SparkSession, built from `config` (default: `LakehouseConfig.from_env()`)."""
     global _SESSION
-    from pyspark import SparkContext
+    from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
     if _SESSION is not None and _SESSION.sparkContext._jsc is not None:
@@ -119,13 +199,17 @@ def get_session(config: Optional[LakehouseConfig] = None):
     config = config or LakehouseConfig.from_env()
     choice = choose_format(config)
     config.home.mkdir(parents=True, exist_ok=True)
-    builder = SparkSession.builder
-    for key, value in spark_conf(config, choice).items():
-        builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    # the context first: secrets reach its Hadoop configuration over py4j, never a command line, and
+    # before the session's shared state copies that configuration (executors get it with their tasks)
+    context = SparkContext.getOrCreate(SparkConf().setAll(list(spark_conf(config, choice).items())))
+    hadoop = context._jsc.hadoopConfiguration()
+    for key, value in s3_credentials_conf(config).items():
+        hadoop.set(key, value)
+    session = SparkSession.builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     _SESSION = session
-    log.info("sparkload lakehouse: table format %s (%s); home %s", choice.table_format, choice.reason, config.home)
+    log.info("sparkload lakehouse: table format %s (%s); home %s; warehouse %s", choice.table_format,
+             choice.reason, config.home, config.warehouse_uri)
     return session
 
 

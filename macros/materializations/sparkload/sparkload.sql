@@ -44,6 +44,9 @@
   {%- if cfg.load_status_out is not none -%}
     {%- do sl('run_sparkload_advance_status', 'sparkload')(cfg) -%}
   {%- endif -%}
+  {%- if cfg.maintenance is not none and writes.any -%}  {#- after the commit: helpers/maintenance.sql -#}
+    {%- do sl('run_sparkload_maintenance', 'sparkload')(target, cfg.file_format, cfg.maintenance) -%}
+  {%- endif -%}
   {%- if not groups -%}
     {%- call statement('main') -%}select 'sparkload: no pending loads for {{ model.name }}'{%- endcall -%}
   {%- endif -%}

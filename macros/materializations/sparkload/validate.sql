@@ -37,6 +37,7 @@
       'loads': loads, 'file_format': file_format, 'partition_by': as_list(config.get('partition_by')),
       'tblproperties': sl('sparkload_format_tblproperties', 'sparkload')(file_format),
       'children': sl('sparkload_child_relations', 'sparkload')(model.name) if root is none else [],
+      'maintenance': sl('validate_sparkload_maintenance', 'sparkload')(config.get('maintenance'), 'sparkload model ' ~ model.name ~ ' (table ' ~ target ~ ')'),
   } -%}
   {%- do cfg.tblproperties.update(config.get('tblproperties') or {}) -%}
   {%- do sl('_sparkload_validate_options', 'sparkload')(target, cfg) -%}

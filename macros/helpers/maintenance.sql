@@ -1,0 +1,200 @@
+{#- Table maintenance: keeps a table's files few and large, its delete files applied and its history
+    bounded, by thresholds. Run after a model's commit when the model sets `maintenance` (one call in
+    sparkload.sql), and for whole datasets by `sparkload lakehouse maintain` (operation sparkload_maintain).
+
+    Policy (every key optional; `maintenance=true` takes the defaults):
+      compact_when: {small_files: 10, delete_files: 10, delete_ratio: 0.1}  any one reached -> compact
+      small_file_size: '32MiB'            a data file below this size is small (and gets rewritten)
+      keep_snapshots_for: '5d'            the time-travel window: younger snapshots are never expired
+      retain_snapshots: 1                 at least this many snapshots stay, whatever their age
+      remove_orphans_older_than: '3d'     files no snapshot references, older than this (>= 1d); none: off
+    A trigger set to none never fires. Sizes: bytes or '<n>KiB|MiB|GiB'; durations: seconds or '<n>s|m|h|d'.
+
+    Each action is one statement and one optimistic commit of the table format, so it never loses a
+    concurrent writer's commit: Iceberg's rewrites commit with partial progress, so a file group that
+    conflicts with a concurrent commit is skipped (`failed_data_files_count`) and the rest commits; a
+    concurrent writer whose files were rewritten first fails its own commit and changes nothing (its
+    rerun applies it). Iceberg: rewrite_data_files, rewrite_position_delete_files, expire_snapshots,
+    remove_orphan_files. Delta (untested here: no Delta jar on this machine): OPTIMIZE, VACUUM. -#}
+
+{% macro validate_sparkload_maintenance(raw, where) -%}
+  {{ return(adapter.dispatch('validate_sparkload_maintenance', 'sparkload')(raw, where)) }}
+{%- endmacro %}
+
+{% macro run_sparkload_maintenance(relation, file_format, policy, dry_run=false) -%}
+  {{ return(adapter.dispatch('run_sparkload_maintenance', 'sparkload')(relation, file_format, policy, dry_run)) }}
+{%- endmacro %}
+
+{#- The policy with defaults filled in, sizes in bytes and durations in seconds; none when `raw` is
+    none or false. Raises a one-line error naming `where` (the model and table) and the key. -#}
+{% macro default__validate_sparkload_maintenance(raw, where) -%}
+  {%- if raw is none or raw is sameas false -%}{{ return(none) }}{%- endif -%}
+  {%- set defaults = {'compact_when': {'small_files': 10, 'delete_files': 10, 'delete_ratio': 0.1},
+                      'small_file_size': '32MiB', 'keep_snapshots_for': '5d', 'retain_snapshots': 1,
+                      'remove_orphans_older_than': '3d'} -%}
+  {%- set given = {} if raw is sameas true else raw -%}
+  {%- set fail = adapter.dispatch('_sparkload_maintenance_fail', 'sparkload') -%}
+  {%- if given is not mapping -%}{{ fail(where, 'maintenance', raw, 'true or a dict of ' ~ defaults.keys() | list | join(', ')) }}{%- endif -%}
+  {%- for key in given if key not in defaults -%}{{ fail(where, key, given[key], 'one of the keys ' ~ defaults.keys() | list | join(', ')) }}{%- endfor -%}
+  {%- set when = given.get('compact_when', {}) -%}
+  {%- if when is not mapping -%}{{ fail(where, 'compact_when', when, 'a dict of ' ~ defaults.compact_when.keys() | list | join(', ')) }}{%- endif -%}
+  {%- for key in when if key not in defaults.compact_when -%}{{ fail(where, 'compact_when.' ~ key, when[key], 'one of the keys ' ~ defaults.compact_when.keys() | list | join(', ')) }}{%- endfor -%}
+  {%- set parse = adapter.dispatch('_sparkload_maintenance_value', 'sparkload') -%}
+  {%- set policy = {'compact_when': {}} -%}
+  {%- for key, default in defaults.compact_when.items() -%}
+    {%- do policy.compact_when.update({key: parse(where, 'compact_when.' ~ key, when.get(key, default), 'ratio' if key == 'delete_ratio' else 'count', true)}) -%}
+  {%- endfor -%}
+  {%- for key, kind in [('small_file_size', 'size'), ('keep_snapshots_for', 'duration'), ('retain_snapshots', 'count'), ('remove_orphans_older_than', 'duration')] -%}
+    {%- do policy.update({key: parse(where, key, given.get(key, defaults[key]), kind, key in ['keep_snapshots_for', 'remove_orphans_older_than'])}) -%}
+  {%- endfor -%}
+  {%- if policy.remove_orphans_older_than is not none and policy.remove_orphans_older_than < 86400 -%}
+    {{ fail(where, 'remove_orphans_older_than', given.remove_orphans_older_than, 'at least 1d: younger files may belong to a commit in progress') }}
+  {%- endif -%}
+  {{ return(policy) }}
+{%- endmacro %}
+
+{#- One policy value as a number: a count (int >= 1), a ratio (0 < r <= 1), a size in bytes or a
+    duration in seconds; none only where `nullable`. -#}
+{% macro default___sparkload_maintenance_value(where, key, value, kind, nullable) -%}
+  {%- set fail = adapter.dispatch('_sparkload_maintenance_fail', 'sparkload') -%}
+  {%- set expected = {'count': 'an integer >= 1', 'ratio': 'a number > 0 and <= 1',
+                      'size': "bytes or '<n>KiB', '<n>MiB', '<n>GiB'", 'duration': "seconds or '<n>s', '<n>m', '<n>h', '<n>d'"}[kind]
+                     ~ (' or none' if nullable else '') -%}
+  {%- if value is none or value is sameas false -%}
+    {%- if nullable -%}{{ return(none) }}{%- endif -%}
+    {{ fail(where, key, value, expected) }}
+  {%- elif value is boolean -%}
+    {{ fail(where, key, value, expected) }}
+  {%- elif kind == 'ratio' -%}
+    {%- if value is number and 0 < value <= 1 -%}{{ return(value) }}{%- endif -%}
+  {%- elif value is integer -%}
+    {%- if value >= (1 if kind == 'count' else 0) -%}{{ return(value) }}{%- endif -%}
+  {%- elif value is string and kind in ['size', 'duration'] -%}
+    {%- set units = {'KiB': 1024, 'MiB': 1048576, 'GiB': 1073741824} if kind == 'size' else {'s': 1, 'm': 60, 'h': 3600, 'd': 86400} -%}
+    {%- set found = modules.re.match('^\\s*(\\d+)\\s*(' ~ units.keys() | join('|') ~ ')\\s*$', value) -%}
+    {%- if found -%}{{ return(found.group(1) | int * units[found.group(2)]) }}{%- endif -%}
+  {%- endif -%}
+  {{ fail(where, key, value, expected) }}
+{%- endmacro %}
+
+{% macro default___sparkload_maintenance_fail(where, key, value, expected) -%}
+  {%- set msg -%}
+    {{ where }}: maintenance {{ key }}={{ value if value is not string else "'" ~ value ~ "'" }} is not valid; expected {{ expected }}. The table is unchanged.
+  {%- endset -%}
+  {{ exceptions.raise_compiler_error(msg) }}
+{%- endmacro %}
+
+{#- Maintains one table by `policy` (validated) and returns its report: {'table', 'format', 'health',
+    'actions': [{'action', 'why', 'result'}]}; with dry_run, plans and reports without changing anything. -#}
+{% macro default__run_sparkload_maintenance(relation, file_format, policy, dry_run=false) -%}
+  {%- if file_format not in ['iceberg', 'delta'] -%}
+    {{ exceptions.raise_compiler_error('sparkload maintenance of ' ~ relation ~ ': file_format=' ~ file_format ~ ' has no maintenance; expected iceberg or delta.') }}
+  {%- endif -%}
+  {%- set sl = adapter.dispatch -%}  {#- a computed name: dbt's static parser only reads literal dispatch names -#}
+  {{ return(sl('_sparkload_maintain_' ~ file_format, 'sparkload')(relation, policy, dry_run)) }}
+{%- endmacro %}
+
+{% macro default___sparkload_maintain_iceberg(relation, policy, dry_run) -%}
+  {%- set sl = adapter.dispatch -%}
+  {%- set rel = sl('sparkload_relation', 'sparkload')(relation) -%}
+  {%- set name = sl('sparkload_literal', 'sparkload')(rel) -%}
+  {%- set health = sl('_fetch_sparkload_iceberg_health', 'sparkload')(rel, policy) -%}
+  {%- set when = policy.compact_when -%}
+  {%- set ratio = (health.deleted_rows / health.data_rows) if health.data_rows > 0 else 0 -%}
+  {%- set reasons = [] -%}
+  {%- if when.small_files is not none and health.small_files >= when.small_files -%}{%- do reasons.append(health.small_files ~ ' small files') -%}{%- endif -%}
+  {%- if when.delete_files is not none and health.delete_files >= when.delete_files -%}{%- do reasons.append(health.delete_files ~ ' delete files') -%}{%- endif -%}
+  {%- if when.delete_ratio is not none and health.deleted_rows > 0 and ratio >= when.delete_ratio -%}{%- do reasons.append('deleted rows ' ~ (ratio * 100) | round(1) ~ '%') -%}{%- endif -%}
+  {%- set options = "'partial-progress.enabled', 'true'" -%}
+  {%- set plan = [] -%}
+  {%- if reasons -%}
+    {%- do plan.append({'action': 'compact', 'why': reasons | join(', '), 'sql':
+        'call system.rewrite_data_files(table => ' ~ name ~ ', options => map(' ~ options ~ ", 'min-input-files', '2', 'delete-file-threshold', '1', 'min-file-size-bytes', '" ~ policy.small_file_size ~ "'))"}) -%}
+  {%- endif -%}
+  {%- if health.delete_files > 0 and reasons -%}
+    {%- do plan.append({'action': 'rewrite_position_deletes', 'why': health.delete_files ~ ' delete files', 'sql':
+        'call system.rewrite_position_delete_files(table => ' ~ name ~ ", options => map('rewrite-all', 'true', " ~ options ~ '))'}) -%}
+  {%- endif -%}
+  {%- if policy.keep_snapshots_for is not none and health.expirable > 0 and health.snapshots > policy.retain_snapshots -%}
+    {%- do plan.append({'action': 'expire_snapshots', 'why': health.expirable ~ ' snapshots older than ' ~ health.expire_before, 'sql':
+        'call system.expire_snapshots(table => ' ~ name ~ ', older_than => timestamp ' ~ sl('sparkload_literal', 'sparkload')(health.expire_before)
+        ~ ', retain_last => ' ~ policy.retain_snapshots ~ ')'}) -%}
+  {%- endif -%}
+  {%- if policy.remove_orphans_older_than is not none -%}
+    {%- do plan.append({'action': 'remove_orphan_files', 'why': 'files older than ' ~ health.orphans_before, 'always_run': true, 'sql':
+        'call system.remove_orphan_files(table => ' ~ name ~ ', older_than => timestamp ' ~ sl('sparkload_literal', 'sparkload')(health.orphans_before)
+        ~ ', dry_run => ' ~ ('true' if dry_run else 'false') ~ ')'}) -%}
+  {%- endif -%}
+  {{ return(sl('_run_sparkload_maintenance_plan', 'sparkload')(relation, 'iceberg', health, plan, dry_run)) }}
+{%- endmacro %}
+
+{#- Files of the current snapshot and snapshots, in one statement over Iceberg's metadata tables; the
+    cut-off times are the session's, so they compare with `committed_at` and file times as Iceberg does. -#}
+{% macro default___fetch_sparkload_iceberg_health(rel, policy) -%}
+  {%- set sql -%}
+    select * from (
+      select count_if(`content` = 0) as data_files,
+             count_if(`content` = 0 and `file_size_in_bytes` < {{ policy.small_file_size }}) as small_files,
+             count_if(`content` <> 0) as delete_files,
+             coalesce(sum(if(`content` = 0, `record_count`, 0)), 0) as data_rows,
+             coalesce(sum(if(`content` <> 0, `record_count`, 0)), 0) as deleted_rows,
+             coalesce(sum(if(`content` = 0, `file_size_in_bytes`, 0)), 0) as data_bytes
+      from {{ rel }}.`files`) as f
+    cross join (
+      select count(*) as snapshots,
+             count_if(`committed_at` < current_timestamp() - make_dt_interval(0, 0, 0, {{ policy.keep_snapshots_for or 0 }})) as expirable,
+             cast(current_timestamp() - make_dt_interval(0, 0, 0, {{ policy.keep_snapshots_for or 0 }}) as string) as expire_before,
+             cast(current_timestamp() - make_dt_interval(0, 0, 0, {{ policy.remove_orphans_older_than or 0 }}) as string) as orphans_before
+      from {{ rel }}.`snapshots`) as s
+  {%- endset -%}
+  {%- set table = run_query(sql) -%}
+  {%- set health = {} -%}
+  {%- for column in table.column_names -%}
+    {%- set value = table.rows[0][loop.index0] -%}
+    {%- do health.update({column: value if value is string else (value | int)}) -%}
+  {%- endfor -%}
+  {{ return(health) }}
+{%- endmacro %}
+
+{% macro default___sparkload_maintain_delta(relation, policy, dry_run) -%}
+  {%- set sl = adapter.dispatch -%}
+  {%- set rel = sl('sparkload_relation', 'sparkload')(relation) -%}
+  {%- set detail = run_query('describe detail ' ~ rel) -%}
+  {%- set health = {'data_files': detail.columns['numFiles'].values()[0] | int, 'data_bytes': detail.columns['sizeInBytes'].values()[0] | int} -%}
+  {%- set plan = [] -%}
+  {%- set small = health.data_files > 0 and health.data_bytes / health.data_files < policy.small_file_size -%}
+  {%- if policy.compact_when.small_files is not none and small and health.data_files >= policy.compact_when.small_files -%}
+    {%- do plan.append({'action': 'compact', 'why': health.data_files ~ ' files of ' ~ (health.data_bytes / health.data_files) | int ~ ' bytes on average', 'sql': 'optimize ' ~ rel}) -%}
+  {%- endif -%}
+  {%- if policy.keep_snapshots_for is not none -%}
+    {%- do plan.append({'action': 'vacuum', 'why': 'files unreferenced for ' ~ policy.keep_snapshots_for ~ ' s', 'sql':
+        'vacuum ' ~ rel ~ ' retain ' ~ (policy.keep_snapshots_for / 3600) | round(3) ~ ' hours'}) -%}
+  {%- endif -%}
+  {{ return(sl('_run_sparkload_maintenance_plan', 'sparkload')(relation, 'delta', health, plan, dry_run)) }}
+{%- endmacro %}
+
+{#- Runs each planned statement (in a dry run, only those that change nothing, e.g. an orphan-file
+    listing with dry_run => true) and records its first result row. -#}
+{% macro default___run_sparkload_maintenance_plan(relation, file_format, health, plan, dry_run) -%}
+  {%- set report = {'table': relation.schema ~ '.' ~ relation.identifier, 'format': file_format, 'health': health,
+                    'dry_run': dry_run, 'actions': []} -%}
+  {%- for step in plan -%}
+    {%- set done = {'action': step.action, 'why': step.why, 'result': none} -%}
+    {%- if not dry_run or step.get('always_run') -%}
+      {%- set result = run_query(step.sql) -%}
+      {%- set rows = result.rows | list -%}
+      {%- if step.action == 'remove_orphan_files' -%}
+        {%- do done.update({'result': {'orphan_files': rows | length}}) -%}
+      {%- elif rows -%}
+        {%- set first = {} -%}
+        {%- for column in result.column_names -%}
+          {%- set value = rows[0][loop.index0] -%}
+          {%- do first.update({column: value | int if value is number else value | string}) -%}
+        {%- endfor -%}
+        {%- do done.update({'result': first}) -%}
+      {%- endif -%}
+    {%- endif -%}
+    {%- do report.actions.append(done) -%}
+  {%- endfor -%}
+  {{ return(report) }}
+{%- endmacro %}

@@ -1,0 +1,138 @@
+"""`sparkload lakehouse maintain`: table maintenance of whole datasets, by the same macros a model's
+`maintenance` config runs (macros/helpers/maintenance.sql), so the thresholds and statements have one
+home. It lists the tables here, then runs the dbt operation `sparkload_maintain` in this process on
+the lakehouse's session (the adapter's `embedded` method, in a throwaway dbt project) and reads the
+report each table logs.
+
+A dataset is maintained in one dbt invocation; when that fails (say a commit conflict the format could
+not resolve), its tables are retried one by one, once, and a table that fails again is reported as
+skipped with its error, so one busy table never stops the others.
+
+Errors: `MaintenanceError` (the policy is invalid, or dbt could not start).
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+from ..lakehouse import LakehouseConfig, get_session, session_format
+from .catalog import lakehouse_tables
+
+REPORT_PREFIX = "sparkload maintenance "
+PROJECT = "name: sparkload_maintenance\nversion: '1.0.0'\nconfig-version: 2\nprofile: sparkload_maintenance\n"
+
+
+class MaintenanceError(RuntimeError):
+    """Maintenance could not run at all (an invalid policy, dbt failing to start)."""
+
+
+def maintain(
+    config: Optional[LakehouseConfig] = None,
+    datasets: Optional[Iterable[str]] = None,
+    dry_run: bool = False,
+    policy: Any = True,
+    on_report: Optional[Callable[[Dict[str, Any]], None]] = None,
+) -> List[Dict[str, Any]]:
+    """Maintain every table of `datasets` (default: all) by `policy`; one report per table.
+
+    >>> reports = maintain(LakehouseConfig.from_env(), datasets=["shop_raw"], dry_run=True)
+    >>> [r["table"] for r in reports if r["actions"]]     # tables with something to do
+    """
+    spark = get_session(config)
+    file_format = session_format(spark)
+    found = lakehouse_tables(spark, datasets)
+    reports: List[Dict[str, Any]] = []
+    project = _project(config or LakehouseConfig.from_env())
+    for dataset, tables in found.items():
+        names = [f"{dataset}.{t}" for t in tables]
+        if not names:
+            continue
+        done, error = _operation(project, names, file_format, policy, dry_run)
+        if error is not None:
+            done = []
+            for name in names:  # one by one, twice at most: a failure skips only its table
+                got, error = _operation(project, [name], file_format, policy, dry_run)
+                if error is not None:
+                    got, error = _operation(project, [name], file_format, policy, dry_run)
+                done += got or [{"table": name, "format": file_format, "actions": [], "skipped": error}]
+        for report in done:
+            reports.append(report)
+            if on_report:
+                on_report(report)
+    return reports
+
+
+def describe(report: Dict[str, Any]) -> str:
+    """One line per table: what was done (or would be, in a dry run) and why.
+
+    >>> describe({"table": "raw.items", "actions": [], "health": {"data_files": 3}})
+    'raw.items: nothing to do (3 data files, 0 delete files)'
+    """
+    if report.get("skipped"):
+        return f"{report['table']}: skipped, {report['skipped']}"
+    health = report.get("health", {})
+    state = f"{health.get('data_files', 0)} data files, {health.get('delete_files', 0)} delete files"
+    if not report["actions"]:
+        return f"{report['table']}: nothing to do ({state})"
+    verb = "would run" if report.get("dry_run") else "ran"
+    steps = []
+    for action in report["actions"]:
+        result = action.get("result")
+        shown = ", ".join(f"{k} {v}" for k, v in result.items() if v not in (0, "0")) if result else ""
+        steps.append(f"{action['action']} ({action['why']}{'; ' + shown if shown else ''})")
+    return f"{report['table']} ({state}): {verb} " + "; ".join(steps)
+
+
+_PROJECTS: Dict[Path, tempfile.TemporaryDirectory] = {}
+
+
+def _project(config: LakehouseConfig) -> Path:
+    """A dbt project with no models, whose profile is the embedded adapter on this lakehouse; one per
+    lakehouse and process, so later calls reuse dbt's partial parse."""
+    if config.home not in _PROJECTS:
+        _PROJECTS[config.home] = tempfile.TemporaryDirectory(prefix="sparkload-maintain-")
+    root = Path(_PROJECTS[config.home].name)
+    (root / "dbt_project.yml").write_text(PROJECT)
+    profile = {"sparkload_maintenance": {"target": "embedded", "outputs": {"embedded": {
+        "type": "sparkload", "method": "embedded", "schema": "default", "threads": 1,
+        "lakehouse_dir": str(config.home)}}}}
+    (root / "profiles.yml").write_text(json.dumps(profile))
+    return root
+
+
+def _operation(project: Path, tables: List[str], file_format: str, policy: Any, dry_run: bool):
+    """(reports, None) after `dbt run-operation sparkload_maintain`, or (None, its error in one line)."""
+    from dbt.cli.main import dbtRunner
+
+    reports: List[Dict[str, Any]] = []
+    errors: List[str] = []
+
+    def on_event(event) -> None:
+        msg = event.info.msg or ""
+        if msg.startswith(REPORT_PREFIX):
+            reports.append(json.loads(msg[len(REPORT_PREFIX):]))
+        elif event.info.level == "error" and msg.strip():
+            errors.append(msg.strip())
+
+    args = json.dumps({"tables": tables, "file_format": file_format, "policy": policy, "dry_run": dry_run})
+    result = dbtRunner(callbacks=[on_event]).invoke([
+        "run-operation", "sparkload_maintain", "--args", args, "--project-dir", str(project),
+        "--profiles-dir", str(project), "--quiet",
+    ])
+    if result.success:
+        return reports, None
+    if result.exception is not None:  # dbt itself did not start: nothing ran
+        raise MaintenanceError(f"dbt run-operation sparkload_maintain could not run: {_first_line(str(result.exception))}")
+    error = errors[-1] if errors else "dbt run-operation failed"
+    invalid = [line.strip() for line in error.splitlines() if "is not valid; expected" in line]
+    if invalid:  # the policy: the same for every table
+        raise MaintenanceError(invalid[0])
+    return None, _first_line(error)
+
+
+def _first_line(error: str) -> str:
+    lines = [line.strip() for line in error.splitlines() if line.strip()]
+    found = [line for line in lines if "Exception" in line or "Error" in line]
+    return (found or lines or ["unknown error"])[0][:500]

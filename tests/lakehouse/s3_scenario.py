@@ -1,0 +1,103 @@
+"""One side of tests/lakehouse/test_s3.py, run as its own process on a lakehouse whose warehouse is on
+S3 (the SPARKLOAD_* settings in the environment): `python -m tests.lakehouse.s3_scenario PHASE STAGING TARGET`.
+
+- `first`: the extractor lands load 1, `dbt run` builds every model, the extractor lands load 2 and
+  `dbt run` starts again (the test SIGKILLs the process group while it runs);
+- `rerun`: prints which models applied which loads, then `dbt run` again.
+Lines starting with an upper-case tag (`TABLES-1 {...}`) are for the test; dbt's own output is not
+printed. Models (integration_tests/models/materialization): one per strategy and disposition.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import python_extract as sl
+from python_extract.lakehouse import LakehouseConfig, get_session
+
+REPO = Path(__file__).resolve().parents[2]
+PROJECT = REPO / "integration_tests"
+MODELS = {  # model -> columns to compare
+    "append_items": "id, v",
+    "di_pk": "id, v",
+    "replace_items": "id, v",
+    "scd2_full": "customer_key, c1, _dlt_valid_from, _dlt_valid_to",
+    "up_pk": "id, v",
+}
+LOADS = [
+    {"items": [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}],
+     "dim_customer": [{"customer_key": 1, "c1": "foo"}, {"customer_key": 2, "c1": "bar"}]},
+    {"items": [{"id": 2, "v": "B"}, {"id": 3, "v": "c"}],
+     "dim_customer": [{"customer_key": 1, "c1": "foo_updated"}, {"customer_key": 2, "c1": "bar"}]},
+]
+
+
+def say(tag: str, value) -> None:
+    print(f"{tag} {json.dumps(value, default=str)}", flush=True)
+
+
+def land(spark, staging: str, load: dict) -> None:
+    pipeline = sl.pipeline(pipeline_name=staging, dataset_name=staging, lakehouse=LakehouseConfig.from_env())
+    info = pipeline.run([sl.resource(rows, name=table, write_disposition="merge", primary_key="id" if table == "items" else None)
+                         for table, rows in load.items()])
+    say("LANDED", info.load_ids)
+
+
+def dbt_run(staging: str, target: str, announce: bool = False) -> None:
+    from dbt.cli.main import dbtRunner
+
+    os.environ["SPARKLOAD_TARGET_SCHEMA"] = target
+
+    def on_event(event) -> None:
+        if announce and event.info.name == "LogStartLine":
+            print(f"MODEL-START {event.data.node_info.node_name}", flush=True)
+
+    runner = dbtRunner(callbacks=[on_event])
+    common = ["--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT), "--target", "embedded", "--quiet"]
+    if not (PROJECT / "dbt_packages" / "sparkload").exists():
+        assert runner.invoke(["deps", *common]).success
+    result = runner.invoke(["run", "--select", *MODELS, "--vars", json.dumps({"staging_dataset": staging}), *common])
+    assert result.success, result.exception
+
+
+def tables(spark, staging: str, target: str) -> dict:
+    label = {r["inserted_at"]: f"L{i}" for i, r in enumerate(
+        spark.sql(f"select inserted_at from {staging}._dlt_loads order by load_id").collect(), 1)}
+    return {model: sorted([[label.get(v, v) for v in row] for row in
+                           spark.sql(f"select {cols} from {target}.{model}").collect()], key=str)
+            for model, cols in MODELS.items()}
+
+
+def main(phase: str, staging: str, target: str) -> None:
+    spark = get_session()
+    jvm = spark.sparkContext._jvm
+    if LakehouseConfig.from_env().on_s3:
+        loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+        s3a = jvm.java.lang.Class.forName("org.apache.hadoop.fs.s3a.S3AFileSystem", True, loader)
+        say("HADOOP", {"client": jvm.org.apache.hadoop.util.VersionInfo.getVersion(),
+                       "s3a_jar": Path(s3a.getProtectionDomain().getCodeSource().getLocation().getPath()).name})
+    cmdline = Path(f"/proc/{jvm.java.lang.ProcessHandle.current().pid()}/cmdline").read_bytes()
+    say("SECRET-IN-JVM-COMMAND-LINE", os.environ.get("SPARKLOAD_S3_SECRET_ACCESS_KEY", "-").encode() in cmdline)
+    if phase == "first":
+        land(spark, staging, LOADS[0])
+        dbt_run(staging, target)
+        say("TABLES-1", tables(spark, staging, target))
+        land(spark, staging, LOADS[1])
+        print("RUN-2", flush=True)
+        dbt_run(staging, target, announce=True)
+        say("UNKILLED", tables(spark, staging, target))
+    else:
+        label = {r["load_id"]: f"L{i}" for i, r in enumerate(
+            spark.sql(f"select load_id from {staging}._dlt_loads order by load_id").collect(), 1)}
+        applied = {model: [] for model in MODELS}
+        for r in spark.sql(f"select target, load_id from {target}._sparkload_applied_loads order by load_id").collect():
+            applied[r["target"].split(".")[-1]].append(label[r["load_id"]])
+        say("APPLIED", applied)
+        dbt_run(staging, target)
+        say("TABLES-2", tables(spark, staging, target))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])

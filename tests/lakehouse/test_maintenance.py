@@ -1,0 +1,160 @@
+"""Table maintenance (`python_extract.maintenance.maintain`, the library side of `sparkload lakehouse
+maintain`) on the run's lakehouse: it compacts small files, applies delete files, expires snapshots
+outside the time-travel window and removes old orphan files, by thresholds, and never changes a
+table's rows, also beside a concurrent writer."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from python_extract.maintenance import MaintenanceError, describe, maintain
+
+MOR = ("tblproperties ('format-version'='2', 'write.delete.mode'='merge-on-read', "
+       "'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')")
+NO_ORPHANS = {"remove_orphans_older_than": None}
+NO_COMPACTION = {"compact_when": {"small_files": None, "delete_files": None, "delete_ratio": None}}
+
+
+@pytest.fixture
+def dataset(spark, names):
+    spark.sql(f"create namespace if not exists {names.staging}")
+    return names.staging
+
+
+def _fragmented(spark, table: str, inserts: int = 12) -> None:
+    """`inserts` small appends of 100 rows each, then a MERGE that updates every 7th row and deletes every 11th."""
+    spark.sql(f"create table {table} (id bigint, v string) using iceberg {MOR}")
+    for i in range(inserts):
+        spark.sql(f"insert into {table} select id, 'v{i}' from range({i * 100}, {(i + 1) * 100})")
+    spark.sql(f"merge into {table} t using (select id from range(0, {inserts * 100}, 7)) s on t.id = s.id "
+              "when matched and t.id % 11 = 0 then delete when matched then update set v = 'updated'")
+
+
+def _rows(spark, table: str, snapshot=None):
+    at = f" version as of {snapshot}" if snapshot else ""
+    return sorted(tuple(r) for r in spark.sql(f"select id, v from {table}{at}").collect())
+
+
+def _files(spark, table: str):
+    found = {0: 0, 1: 0}
+    for r in spark.sql(f"select content, count(*) as n from {table}.files group by content").collect():
+        found[r["content"]] = r["n"]
+    return found[0], found[1]
+
+
+def _current_snapshot(spark, table: str) -> int:
+    return spark.sql(f"select snapshot_id from {table}.snapshots order by committed_at desc limit 1").collect()[0][0]
+
+
+def test_maintain__dry_run_plans_compaction_and_changes_nothing(spark, dataset):
+    table = f"{dataset}.items"
+    _fragmented(spark, table)
+    before, snapshot = _rows(spark, table), _current_snapshot(spark, table)
+    [report] = maintain(datasets=[dataset], dry_run=True, policy=NO_ORPHANS)
+    assert [a["action"] for a in report["actions"]] == ["compact", "rewrite_position_deletes"]
+    assert report["health"]["data_files"] >= 12 and report["health"]["delete_files"] >= 1
+    assert describe(report).startswith(f"{table} (") and "would run compact" in describe(report)
+    assert (_rows(spark, table), _current_snapshot(spark, table)) == (before, snapshot)
+
+
+def test_maintain__compacts_small_files_and_applies_deletes_keeping_rows_and_time_travel(spark, dataset):
+    table = f"{dataset}.items"
+    _fragmented(spark, table)
+    before, snapshot = _rows(spark, table), _current_snapshot(spark, table)
+    data_files, delete_files = _files(spark, table)
+    assert data_files >= 12 and delete_files >= 1
+    [report] = maintain(datasets=[dataset], policy=NO_ORPHANS)
+    assert [a["action"] for a in report["actions"]] == ["compact", "rewrite_position_deletes"], report
+    assert _rows(spark, table) == before
+    assert _files(spark, table) == (1, 0)
+    # the snapshot before maintenance is inside the time-travel window (5 days): still readable
+    assert _rows(spark, table, snapshot) == before
+    # a second pass finds nothing to do
+    [again] = maintain(datasets=[dataset], policy=NO_ORPHANS)
+    assert again["actions"] == [] and describe(again) == f"{table}: nothing to do (1 data files, 0 delete files)"
+
+
+def test_maintain__expires_snapshots_only_outside_the_time_travel_window(spark, dataset):
+    table = f"{dataset}.items"
+    _fragmented(spark, table, inserts=3)
+    before = _rows(spark, table)
+    snapshots = spark.sql(f"select count(*) from {table}.snapshots").collect()[0][0]
+    [kept] = maintain(datasets=[dataset], policy={"keep_snapshots_for": "1h", **NO_ORPHANS, **NO_COMPACTION})
+    assert "expire_snapshots" not in [a["action"] for a in kept["actions"]]
+    assert spark.sql(f"select count(*) from {table}.snapshots").collect()[0][0] == snapshots
+    time.sleep(1.5)
+    [expired] = maintain(datasets=[dataset], policy={"keep_snapshots_for": "1s", "retain_snapshots": 2, **NO_ORPHANS, **NO_COMPACTION})
+    assert "expire_snapshots" in [a["action"] for a in expired["actions"]]
+    assert spark.sql(f"select count(*) from {table}.snapshots").collect()[0][0] == 2
+    assert _rows(spark, table) == before
+
+
+def test_maintain__removes_orphan_files_older_than_the_threshold_only(spark, dataset, lakehouse):
+    table = f"{dataset}.items"
+    spark.sql(f"create table {table} (id bigint, v string) using iceberg {MOR}")
+    spark.sql(f"insert into {table} values (1, 'a'), (2, 'b')")
+    data_dir = Path(spark.sql(f"select file_path from {table}.files").collect()[0][0].replace("file:", "")).parent
+    old, fresh = data_dir / "orphan-old.parquet", data_dir / "orphan-fresh.parquet"
+    for orphan in (old, fresh):
+        orphan.write_bytes(b"not referenced by any snapshot")
+    ten_days_ago = time.time() - 10 * 86400
+    os.utime(old, (ten_days_ago, ten_days_ago))
+    [report] = maintain(datasets=[dataset], policy={"remove_orphans_older_than": "3d"})
+    assert [a for a in report["actions"] if a["action"] == "remove_orphan_files"][0]["result"] == {"orphan_files": 1}
+    assert (old.exists(), fresh.exists()) == (False, True)
+    assert _rows(spark, table) == [(1, "a"), (2, "b")]
+
+
+def test_maintain__never_loses_a_concurrent_writers_commit(spark, dataset):
+    """A writer appends and merges while maintenance runs; a writer statement that loses the race to a
+    compaction fails whole and is retried, as a dbt rerun would. Every row the writer committed is there."""
+    table = f"{dataset}.items"
+    _fragmented(spark, table, inserts=6)
+    expected = dict(_rows(spark, table))
+    failures = []
+
+    def writer():
+        for k in range(6):
+            for statement in (f"insert into {table} select id, 'new{k}' from range({10000 + k * 50}, {10000 + (k + 1) * 50})",
+                              f"merge into {table} t using (select id from range({k}, 600, 13)) s on t.id = s.id "
+                              f"when matched then update set v = 'w{k}'"):
+                for _ in range(5):
+                    try:
+                        spark.sql(statement)
+                        break
+                    except Exception as e:  # noqa: BLE001 - a lost race is retried like a dbt rerun
+                        failures.append(str(e).splitlines()[0][:200])
+                else:
+                    raise AssertionError(f"writer gave up: {failures[-1]}")
+            expected.update({i: f"new{k}" for i in range(10000 + k * 50, 10000 + (k + 1) * 50)})
+            expected.update({i: f"w{k}" for i in range(k, 600, 13) if i in expected})
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    reports = []
+    while thread.is_alive():
+        reports += maintain(datasets=[dataset], policy={"compact_when": {"small_files": 2, "delete_files": 1}, **NO_ORPHANS})
+    thread.join()
+    assert _rows(spark, table) == sorted(expected.items())
+    assert any(a["action"] == "compact" for r in reports for a in r["actions"]), reports
+
+
+def test_maintain__an_invalid_policy_is_a_one_line_error_and_changes_nothing(spark, dataset):
+    table = f"{dataset}.items"
+    _fragmented(spark, table, inserts=3)
+    snapshot = _current_snapshot(spark, table)
+    with pytest.raises(MaintenanceError) as error:
+        maintain(datasets=[dataset], policy={"compact_when": {"small_files": "ten"}})
+    assert str(error.value) == ("sparkload maintenance: maintenance compact_when.small_files='ten' is not valid; "
+                                "expected an integer >= 1 or none. The table is unchanged.")
+    with pytest.raises(MaintenanceError, match=r"maintenance remove_orphans_older_than='1h' is not valid; expected at least 1d"):
+        maintain(datasets=[dataset], policy={"remove_orphans_older_than": "1h"})
+    with pytest.raises(MaintenanceError, match=r"maintenance compact_wen=.* expected one of the keys compact_when, small_file_size"):
+        maintain(datasets=[dataset], policy={"compact_wen": {}})
+    with pytest.raises(ValueError, match=r"no dataset no_such_dataset in the lakehouse"):
+        maintain(datasets=["no_such_dataset"])
+    assert _current_snapshot(spark, table) == snapshot

@@ -1,0 +1,127 @@
+"""A lakehouse whose warehouse is on S3 (`s3a://`), against a real moto_server on loopback: the
+extractor lands staging tables there, `dbt run` builds a final table per strategy there (Iceberg's
+JdbcCatalog keeps its warehouse in the bucket too), and a `dbt run` killed with SIGKILL mid-run is
+rerun to the same tables. Each side runs as its own process, because a session's warehouse and
+connector are fixed when its JVM starts (the run's shared session stays on the local disk).
+
+The S3A connector is `hadoop-aws-3.3.1.jar` + `aws-java-sdk-bundle-1.11.901.jar` from the PyPI sdist
+sagemaker-pyspark 1.4.5 (`sparkload lakehouse setup --s3`), on pyspark's hadoop client 3.3.4.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+from ..conftest import REPO, Names
+from .s3 import SECRET_KEY, shared_s3_server, without_aws_env
+
+BUCKET = "sparkload-lake"
+TIMEOUT = 600
+
+
+@pytest.fixture(scope="module")
+def s3(request):
+    return shared_s3_server(request.config)
+
+
+class Scenario:
+    """The processes of one S3 lakehouse: their tagged output lines, and the bucket's keys."""
+
+    def __init__(self, s3, home, names: Names):
+        self.s3, self.names = s3, names
+        self.prefix = f"warehouse-{names.staging}"
+        self.env = {**without_aws_env(os.environ), **s3.lakehouse_env(BUCKET, self.prefix),
+                    "SPARKLOAD_HOME": str(home), "SPARKLOAD_TABLE_FORMAT": "iceberg", "PYTHONPATH": str(REPO)}
+        self.output: List[str] = []
+
+    def start(self, phase: str) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "tests.lakehouse.s3_scenario", phase, self.names.staging, self.names.target],
+                                cwd=REPO, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
+
+    def tagged(self, tag: str):
+        found = [line for line in self.output if line.startswith(tag + " ")]
+        assert found, f"no {tag} line in:\n" + "\n".join(self.output[-60:])
+        return json.loads(found[-1][len(tag) + 1:])
+
+
+@pytest.fixture(scope="module")
+def scenario(s3, tmp_path_factory) -> Scenario:
+    """Process 1 lands load 1, runs dbt, lands load 2 and is SIGKILLed (with its JVM) once the second
+    `dbt run` started its third model; process 2 runs dbt again."""
+    run = Scenario(s3, tmp_path_factory.mktemp("s3-lake"), Names(staging="raw_s3", target="dbt_s3"))
+    first = run.start("first")
+    try:
+        killed = False
+        for line in first.stdout:
+            run.output.append(line.rstrip("\n"))
+            if line.startswith("MODEL-START") and sum(x.startswith("MODEL-START") for x in run.output) == 3:
+                os.killpg(first.pid, signal.SIGKILL)
+                killed = True
+        first.wait(TIMEOUT)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+    assert killed and first.returncode == -signal.SIGKILL, "\n".join(run.output[-60:])
+    second = run.start("rerun")
+    out, _ = second.communicate(timeout=TIMEOUT)
+    run.output += out.splitlines()
+    assert second.returncode == 0, "\n".join(run.output[-80:])
+    return run
+
+
+L1: Dict[str, list] = {
+    "append_items": [[1, "a"], [2, "b"]],
+    "di_pk": [[1, "a"], [2, "b"]],
+    "replace_items": [[1, "a"], [2, "b"]],
+    "scd2_full": [[1, "foo", "L1", None], [2, "bar", "L1", None]],
+    "up_pk": [[1, "a"], [2, "b"]],
+}
+L2: Dict[str, list] = {
+    "append_items": [[1, "a"], [2, "B"], [2, "b"], [3, "c"]],
+    "di_pk": [[1, "a"], [2, "B"], [3, "c"]],
+    "replace_items": [[2, "B"], [3, "c"]],
+    "scd2_full": [[1, "foo", "L1", "L2"], [1, "foo_updated", "L2", None], [2, "bar", "L1", None]],
+    "up_pk": [[1, "a"], [2, "B"], [3, "c"]],
+}
+
+
+def _sorted(tables: Dict[str, list]) -> Dict[str, list]:
+    return {name: sorted(rows, key=str) for name, rows in tables.items()}
+
+
+def test_s3__hadoop_aws_3_3_1_from_pypi_runs_on_pyspark_hadoop_client_3_3_4(scenario):
+    assert scenario.tagged("HADOOP") == {"client": "3.3.4", "s3a_jar": "hadoop-aws-3.3.1.jar"}
+
+
+def test_s3__staging_and_final_tables_live_in_the_bucket_not_on_local_disk(scenario, s3):
+    keys = s3.keys(BUCKET, scenario.prefix + "/")
+    for dataset, table in [("raw_s3", "items"), ("raw_s3", "dim_customer"), ("raw_s3", "_dlt_loads"),
+                           *(("dbt_s3", model) for model in L2)]:
+        data = [k for k in keys if k.startswith(f"{scenario.prefix}/{dataset}/{table}/data/") and k.endswith(".parquet")]
+        metadata = [k for k in keys if k.startswith(f"{scenario.prefix}/{dataset}/{table}/metadata/") and k.endswith(".metadata.json")]
+        assert data and metadata, f"{dataset}.{table}: no data or metadata under s3a://{BUCKET}/{scenario.prefix}"
+    assert list((Path(scenario.env["SPARKLOAD_HOME"]) / "warehouse").rglob("*.parquet")) == []
+
+
+def test_s3__each_strategy_builds_its_final_table_from_load_1(scenario):
+    assert _sorted(scenario.tagged("TABLES-1")) == _sorted(L1)
+
+
+def test_s3__dbt_run_killed_mid_run_is_rerun_to_the_tables_of_load_2(scenario):
+    applied = scenario.tagged("APPLIED")
+    # the kill left work: models that ran before it applied load 2, the others had not
+    assert 2 <= sum("L2" in loads for loads in applied.values()) < len(L2), applied
+    assert _sorted(scenario.tagged("TABLES-2")) == _sorted(L2)
+
+
+def test_s3__credentials_never_reach_a_command_line_or_the_output(scenario):
+    assert scenario.tagged("SECRET-IN-JVM-COMMAND-LINE") is False
+    assert not [line for line in scenario.output if SECRET_KEY in line]
