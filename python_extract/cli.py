@@ -6,6 +6,7 @@ in the library imports it.
     sparkload demo [--home DIR]                          sample data -> extractor -> dbt run -> final table
     sparkload run TARGET | sparkload pipeline {info,loads,reset,drop} NAME   the extractor (cli_pipeline.py)
     sparkload lakehouse serve [--port 10000]             the Spark Thrift server over the lakehouse (foreground)
+    sparkload lakehouse maintain [--dataset D] [--dry-run]   compact, apply deletes, expire snapshots (python_extract/maintenance)
     sparkload cluster start [--workers 2]                a Spark standalone master + workers on this machine (foreground)
     sparkload --version
 
@@ -82,6 +83,22 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return run_until_interrupted(server)
 
 
+def _cmd_maintain(args: argparse.Namespace) -> int:
+    import yaml
+
+    from .maintenance import MaintenanceError, describe, maintain
+
+    reports = []
+    try:
+        policy = yaml.safe_load(args.policy) if args.policy else True
+        maintain(_config(args), datasets=args.dataset, dry_run=args.dry_run, policy=policy,
+                 on_report=lambda r: (reports.append(r), print(describe(r), flush=True)))
+    except (MaintenanceError, ValueError, yaml.YAMLError) as e:
+        print(f"sparkload: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    return 1 if any(r.get("skipped") for r in reports) else 0
+
+
 def _cmd_cluster_start(args: argparse.Namespace) -> int:
     from .lakehouse.cluster import start_cluster
     from .lakehouse.processes import run_until_interrupted
@@ -152,6 +169,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="extra Spark setting, repeatable (e.g. spark.executor.memory=2g)")
     serve.add_argument("--run-dir", help="log and working directory (default: a new temporary one)")
     serve.set_defaults(func=_cmd_serve)
+    maintain = lake.add_parser("maintain", help="compact small files, apply delete files, expire snapshots, remove orphan files")
+    _lakehouse_args(maintain)
+    maintain.add_argument("--dataset", action="append", metavar="NAME", help="maintain only this dataset (repeatable; default all)")
+    maintain.add_argument("--dry-run", action="store_true", help="say what would be done, change nothing")
+    maintain.add_argument("--policy", metavar="YAML", help="thresholds, e.g. '{compact_when: {small_files: 20}, keep_snapshots_for: 7d}'")
+    maintain.set_defaults(func=_cmd_maintain)
     cluster = sub.add_parser("cluster", help="a Spark standalone cluster on this machine").add_subparsers(dest="action", required=True)
     start = cluster.add_parser("start", help="run a master and workers until Ctrl-C")
     start.add_argument("--host", default="127.0.0.1", help="address of the master and workers (default 127.0.0.1)")

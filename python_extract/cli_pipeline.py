@@ -6,6 +6,7 @@
     sparkload pipeline packages NAME   pending, failed and loaded packages; --drop-failed, --drop-pending
     sparkload pipeline reset NAME      wipe the state of resources (--resource R ..., or all after asking)
     sparkload pipeline drop NAME       wipe the state of --resource R ... and, with --drop-tables, their tables
+    sparkload pipeline expire NAME --older-than 7d [--dry-run]   delete staging rows every consuming model applied
 
 TARGET is `module:attribute` (or `path/to/file.py:attribute`) naming a source, a resource, or a function
 returning one (called with the `--arg` values), or a pipeline YAML file (pipeline_file.py: its keys,
@@ -288,6 +289,19 @@ def _cmd_packages(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_expire(args: argparse.Namespace) -> int:
+    from .maintenance import expire_loads, parse_duration
+
+    older_than = parse_duration(args.older_than)
+    pipe = _named_pipeline(args)
+    with pipe.writing():
+        _known_pipeline(pipe)
+        report = expire_loads(pipe.spark, pipe.dataset_name, older_than, dry_run=args.dry_run)
+    for line in report.lines():
+        print(line)
+    return 0
+
+
 def _lakehouse_options(p: argparse.ArgumentParser, lakehouse_args: Callable[[argparse.ArgumentParser], None]) -> None:
     lakehouse_args(p)
     p.add_argument("--pipelines-dir", help="where load packages are kept (default <home>/pipelines)")
@@ -299,7 +313,7 @@ def _wait_option(p: argparse.ArgumentParser) -> None:
 
 
 def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Add `run` and `pipeline {info,loads,packages,reset,drop}` to the `sparkload` parser."""
+    """Add `run` and `pipeline {info,loads,packages,reset,drop,expire}` to the `sparkload` parser."""
     run = sub.add_parser("run", help="run a pipeline: extract, normalise and land a source",
                          description="Land pending packages, restore state from the lakehouse, then extract TARGET "
                                      "into load packages and land them. Shows progress and a closing summary.")
@@ -319,7 +333,7 @@ def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser
     run.set_defaults(func=_cmd_run)
 
     pipe = sub.add_parser("pipeline", help="inspect and maintain a pipeline's state and loads").add_subparsers(
-        dest="action", required=True, metavar="ACTION", help="info | loads | packages | reset | drop")
+        dest="action", required=True, metavar="ACTION", help="info | loads | packages | reset | drop | expire")
     for name, fn, text in (("info", _cmd_info, "state, cursors, pending packages and the last loads"),
                            ("loads", _cmd_loads, "completed loads with status and row counts per table"),
                            ("packages", _cmd_packages, "pending, failed and loaded load packages; drop failed or pending ones"),
@@ -340,6 +354,15 @@ def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser
             _wait_option(p)
         _lakehouse_options(p, lakehouse_args)
         p.set_defaults(func=fn, command_name=name)
+    text = "delete the staging rows of loads older than --older-than that every consuming model applied"
+    expire = pipe.add_parser("expire", help=text, description=text + " (python_extract/maintenance/retention.py)")
+    expire.add_argument("name", help="pipeline name")
+    expire.add_argument("--dataset-name", help="staging dataset (default: the last run's on this machine, else <name>_dataset)")
+    expire.add_argument("--older-than", required=True, metavar="DURATION", help="minimum load age: <n>s, <n>m, <n>h or <n>d, e.g. 7d")
+    expire.add_argument("--dry-run", action="store_true", help="report what would be deleted, delete nothing")
+    _wait_option(expire)
+    _lakehouse_options(expire, lakehouse_args)
+    expire.set_defaults(func=_cmd_expire)
 
 
 __all__: List[str] = ["Progress", "add_pipeline_commands"]

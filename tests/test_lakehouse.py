@@ -1,6 +1,7 @@
 """The lakehouse factory: format choice, offline failure modes, and what the session really is."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -99,3 +100,57 @@ def test_wheel__ships_the_package_macros_inside_the_adapter(tmp_path):
     assert "dbt/include/sparkload/dbt_project.yml" in names
     assert "python_extract/demo/dbt_project/models/customers.sql" in names
     assert not any(n.startswith("dbt/adapters/__init__") or n == "dbt/__init__.py" for n in names)
+
+
+def test_format_pin__the_first_start_records_the_format_and_later_starts_keep_it(tmp_path, spark, lakehouse):
+    from python_extract.lakehouse.session import FORMAT_RECORD, spark_conf
+
+    # the run's session pinned its lakehouse at its start
+    assert json.loads((lakehouse.home / FORMAT_RECORD).read_text())["table_format"] == session_format(spark)
+    config = LakehouseConfig(home=tmp_path / "lake", table_format="iceberg")
+    spark_conf(config, choose_format(config))  # what every start (session, thrift server) computes
+    assert json.loads((config.home / FORMAT_RECORD).read_text())["table_format"] == "iceberg"
+    # Delta jars appear later: `auto` keeps the pinned format instead of switching
+    jars = tmp_path / "delta-jars"
+    jars.mkdir()
+    for name in ("delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar"):
+        (jars / name).write_bytes(b"")
+    auto = choose_format(config.with_(table_format="auto", jars_dir=jars))
+    assert auto.table_format == "iceberg" and auto.reason.startswith("pinned: the lakehouse's format since its first use")
+    with pytest.raises(LakehouseConfigError) as error:
+        choose_format(config.with_(table_format="delta", jars_dir=jars))
+    assert str(error.value) == (
+        f"the lakehouse {config.home} holds iceberg tables (its format since its first use, recorded in "
+        f"{config.home / FORMAT_RECORD}); table_format=delta would switch formats: use table_format iceberg "
+        "(or auto) here, or another lakehouse home for delta")
+
+
+@pytest.mark.skipif(maven_reachable(), reason="Maven Central is reachable here, so delta would resolve")
+def test_format_pin__a_delta_lakehouse_without_its_jars_fails_instead_of_starting_as_iceberg(tmp_path):
+    from python_extract.lakehouse.session import FORMAT_RECORD
+
+    (tmp_path / FORMAT_RECORD).write_text('{"table_format": "delta"}')
+    cli = [sys.executable, "-m", "python_extract.cli", "lakehouse", "check"]
+    done = subprocess.run(cli, env=_env_without_delta(tmp_path), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"sparkload: the lakehouse {tmp_path} holds delta tables (its pinned format), but table_format 'delta' needs the Delta Lake jars")
+
+
+def test_config__s3_settings_and_secrets_never_in_repr(tmp_path):
+    from python_extract.lakehouse.session import s3_conf, s3_credentials_conf
+
+    env = {"SPARKLOAD_WAREHOUSE": "s3a://lake/wh/", "SPARKLOAD_S3_ENDPOINT": "http://127.0.0.1:9000",
+           "SPARKLOAD_S3_PATH_STYLE": "true", "AWS_ACCESS_KEY_ID": "AKIA-test", "AWS_SECRET_ACCESS_KEY": "s3cr3t-value"}
+    config = LakehouseConfig.from_env(env, home=tmp_path)
+    assert (config.warehouse_uri, config.on_s3) == ("s3a://lake/wh", True)
+    assert "s3cr3t-value" not in repr(config) and "AKIA-test" not in repr(config)
+    assert s3_conf(config) == {"spark.hadoop.fs.s3a.path.style.access": "true",
+                               "spark.hadoop.fs.s3a.endpoint": "http://127.0.0.1:9000",
+                               "spark.hadoop.fs.s3a.connection.ssl.enabled": "false"}
+    assert s3_credentials_conf(config) == {"fs.s3a.access.key": "AKIA-test", "fs.s3a.secret.key": "s3cr3t-value"}
+    local = LakehouseConfig(home=tmp_path)
+    assert (local.warehouse_uri, local.on_s3, s3_conf(local)) == ((tmp_path / "warehouse").as_uri(), False, {})
+    with pytest.raises(LakehouseConfigError, match=r"s3_path_style='maybe' is not a boolean; expected true or false"):
+        LakehouseConfig.from_env({"SPARKLOAD_S3_PATH_STYLE": "maybe"})

@@ -24,7 +24,7 @@ from typing import Dict, List
 
 from ..load.destination import LOADS_TABLE
 from ..load.sql import literal, qualified
-from .catalog import applied_loads, tables_of
+from .catalog import applied_loads, datasets, tables_of
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -41,6 +41,12 @@ def parse_duration(text: str) -> dt.timedelta:
     return dt.timedelta(seconds=int(found.group(1)) * UNITS[found.group(2) or "s"])
 
 
+def _human(duration: dt.timedelta) -> str:
+    seconds = int(duration.total_seconds())
+    unit = next(u for u in ("d", "h", "m", "s") if seconds % UNITS[u] == 0 and seconds >= UNITS[u]) if seconds else "s"
+    return f"{seconds // UNITS[unit]}{unit}"
+
+
 @dataclass
 class ExpireReport:
     dataset: str
@@ -54,7 +60,7 @@ class ExpireReport:
 
     def lines(self) -> List[str]:
         verb = "would delete" if self.dry_run else "deleted"
-        head = (f"dataset {self.dataset}: {len(self.expired_loads)} load(s) older than {self.older_than} applied by every "
+        head = (f"dataset {self.dataset}: {len(self.expired_loads)} load(s) older than {_human(self.older_than)} applied by every "
                 f"consumer ({', '.join(self.consumers) or 'none'}); {verb} {sum(self.rows.values()):,} rows, "
                 f"{sum(self.files.values())} data files")
         return [head] + [f"  {t}: {self.rows[t]:,} rows, {self.files.get(t, 0)} files" for t in sorted(self.rows)] + [
@@ -64,6 +70,8 @@ class ExpireReport:
 def expire_loads(spark, dataset: str, older_than: dt.timedelta, dry_run: bool = False) -> ExpireReport:
     """Delete (or, with `dry_run`, count) the staging rows of `dataset`'s expirable loads."""
     report = ExpireReport(dataset, older_than, dry_run)
+    if dataset not in datasets(spark):
+        raise ValueError(f"no dataset {dataset} in the lakehouse: check the pipeline name or --dataset-name")
     tables = tables_of(spark, dataset)
     if LOADS_TABLE not in tables:
         raise ValueError(f"dataset {dataset} has no {LOADS_TABLE} table: no load completed there")
@@ -76,7 +84,7 @@ def expire_loads(spark, dataset: str, older_than: dt.timedelta, dry_run: bool = 
     for load_id, old in sorted(loads.items()):
         missing = [t for t, ids in sorted(consumers.items()) if load_id not in ids]
         if not old:
-            report.kept_loads[load_id] = f"younger than {older_than}"
+            report.kept_loads[load_id] = f"younger than {_human(older_than)}"
         elif not consumers:
             report.kept_loads[load_id] = "no model has applied a load of this dataset"
         elif missing:

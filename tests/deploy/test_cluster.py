@@ -1,6 +1,8 @@
 """The README's "Cluster" example on a 1-master/2-worker standalone cluster on loopback, run as written
 (ports swapped for free ones), with the lakehouse a multi-machine deployment would have: its Iceberg
-catalog on a real PostgreSQL server (`SPARKLOAD_CATALOG_URI`). The extractor lands two loads through
+catalog on a real PostgreSQL server (`SPARKLOAD_CATALOG_URI`) and its warehouse in an S3 bucket of the
+run's moto_server (`SPARKLOAD_WAREHOUSE=s3a://...`, credentials in `AWS_*` for every JVM: the cluster's
+executors write the files). The extractor lands two loads through
 a session on the master (its own JVM), the thrift server runs on the master (another JVM), and dbt's
 merge of the extractor's loads runs there. The master's and workers' JSON status and the thrift
 server's REST API show both workers ran executors and the merge's tasks. Nothing is left running
@@ -16,6 +18,7 @@ from python_extract.lakehouse.cluster import executors_by_worker, fetch_json
 from python_extract.lakehouse.processes import free_port
 
 from ..conftest import REPO, Dbt
+from ..lakehouse.s3 import shared_s3_server, without_aws_env
 from ..support.postgres import PostgresServer
 from .commands import Foreground, command_line, readme_blocks
 
@@ -25,7 +28,7 @@ THRIFT_APP = "sparkload thrift server"
 
 def _land_two_loads(line, replace, names, lakehouse_env, cwd):
     argv, env = command_line(line, {**replace, "pipeline.py": f"{PIPELINE} {names.staging}"})
-    env = {**os.environ, **lakehouse_env, **env, "PYTHONPATH": str(REPO), "SPARK_LOCAL_IP": "127.0.0.1"}
+    env = {**without_aws_env(os.environ), **lakehouse_env, **env, "PYTHONPATH": str(REPO), "SPARK_LOCAL_IP": "127.0.0.1"}
     done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     found = re.search(r"master (\S+) app id (\S+)", done.stdout)
@@ -50,15 +53,19 @@ def _catalog_tables(pg):
             return set(cursor.fetchall())
 
 
-def test_cluster__extractor_and_dbt_merge_run_on_both_workers(names, dbt_deps, tmp_path, monkeypatch):
+def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(names, dbt_deps, tmp_path, monkeypatch, request):
     master_port, webui_port, thrift_port, app_ui_port = (free_port() for _ in range(4))
     replace = {"7077": str(master_port), "8080": str(webui_port), "10000": str(thrift_port)}
     start_line, pipeline_line, serve_line = readme_blocks("Cluster")[0].strip().splitlines()
+    s3 = shared_s3_server(request.config)
+    prefix = f"cluster-{names.staging}"
+    lakehouse_env = {"SPARKLOAD_HOME": str(tmp_path / "lake"), **s3.lakehouse_env("sparkload-lake", prefix, credentials="aws")}
     pg = PostgresServer().start()
-    lakehouse_env = {"SPARKLOAD_HOME": str(tmp_path / "lake"), "SPARKLOAD_CATALOG_URI": pg.jdbc_url}
+    lakehouse_env["SPARKLOAD_CATALOG_URI"] = pg.jdbc_url
     cluster = server = None
     try:
-        cluster = Foreground(*command_line(start_line, replace), cwd=tmp_path)
+        argv, env = command_line(start_line, replace)
+        cluster = Foreground(argv, {**env, **lakehouse_env}, cwd=tmp_path)
         ready = cluster.wait_for_line(r"spark master (spark://\S+) ready .* UI (http://\S+);", timeout=300)
         master_url, master_ui = ready.group(1), ready.group(2)
 
@@ -82,6 +89,10 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers(names, dbt_deps, t
             (1, "Ann", "Oslo"), (2, "Bobby", "Rome"), (3, "Cid", "Lima"),
         ]
         assert {(names.staging, "customers"), (names.target, "skeleton_customers")} <= _catalog_tables(pg)
+        keys = s3.keys("sparkload-lake", prefix + "/")
+        for table in (f"{names.staging}/customers", f"{names.target}/skeleton_customers"):
+            assert any(k.startswith(f"{prefix}/{table}/data/") and k.endswith(".parquet") for k in keys), (table, keys)
+        assert not list((tmp_path / "lake").rglob("warehouse/**/*.parquet"))
 
         status = fetch_json(f"{master_ui}/json/")
         workers = sorted(w["id"] for w in status["workers"])
