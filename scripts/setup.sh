@@ -24,5 +24,6 @@ fi
 # compat mode: the checkout goes on sys.path, so dbt's namespace packages (dbt.adapters, dbt.include)
 # pick up dbt/adapters/sparkload and dbt/include/sparkload straight from the source tree
 .venv/bin/pip install -q --disable-pip-version-check -e '.[test]' --config-settings editable_mode=compat
-.venv/bin/sparkload lakehouse setup --table-format iceberg >/dev/null
+# --s3: hadoop-aws for S3 warehouses (tests/lakehouse/test_s3.py), from the PyPI sdist sagemaker-pyspark
+.venv/bin/sparkload lakehouse setup --table-format iceberg --s3 >/dev/null
 echo "setup: done (.venv/bin/sparkload, .venv/bin/dbt)"

@@ -94,7 +94,7 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(
             assert any(k.startswith(f"{prefix}/{table}/data/") and k.endswith(".parquet") for k in keys), (table, keys)
         assert not list((tmp_path / "lake").rglob("warehouse/**/*.parquet"))
 
-        status = fetch_json(f"{master_ui}/json/")
+        status = fetch_json(f"{master_ui}/json/", timeout=120)
         workers = sorted(w["id"] for w in status["workers"])
         assert status["aliveworkers"] == 2 and len(workers) == 2
         apps = {a["name"]: a for a in status["activeapps"]}
@@ -104,7 +104,7 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(
         # executor count 2: one executor on each worker, for the extractor and for the thrift server
         assert executors_by_worker(master_ui, extract_app) == {w: 1 for w in workers}
         assert executors_by_worker(master_ui, thrift_app) == {w: 1 for w in workers}
-        executors = fetch_json(f"http://127.0.0.1:{app_ui_port}/api/v1/applications/{thrift_app}/executors")
+        executors = fetch_json(f"http://127.0.0.1:{app_ui_port}/api/v1/applications/{thrift_app}/executors", timeout=120)  # a loaded machine answers slowly
         ran_tasks = sorted(e["hostPort"] for e in executors if e["id"] != "driver" and e["totalTasks"] > 0)
         assert len(ran_tasks) == 2, executors
     except BaseException:
