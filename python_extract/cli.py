@@ -88,14 +88,12 @@ def _cmd_maintain(args: argparse.Namespace) -> int:
 
     from .maintenance import MaintenanceError, describe, maintain
 
-    reports = []
     try:
         policy = yaml.safe_load(args.policy) if args.policy else True
-        maintain(_config(args), datasets=args.dataset, dry_run=args.dry_run, policy=policy,
-                 on_report=lambda r: (reports.append(r), print(describe(r), flush=True)))
-    except (MaintenanceError, ValueError, yaml.YAMLError) as e:
-        print(f"sparkload: {' '.join(str(e).split())}", file=sys.stderr)
-        return 2
+    except yaml.YAMLError as e:
+        raise MaintenanceError(f"--policy is not YAML: {e}") from e
+    reports = maintain(_config(args), datasets=args.dataset, dry_run=args.dry_run, policy=policy,
+                       on_report=lambda r: print(describe(r), flush=True))
     return 1 if any(r.get("skipped") for r in reports) else 0
 
 

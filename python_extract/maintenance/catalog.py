@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Optional, Set
 
+from ..errors import ConfigError
 from ..load.sql import ident, qualified
 
 LEDGER = "_sparkload_applied_loads"
@@ -27,7 +28,7 @@ def lakehouse_tables(spark, only: Optional[Iterable[str]] = None) -> Dict[str, L
     wanted = list(only) if only else known
     missing = [d for d in wanted if d not in known]
     if missing:
-        raise ValueError(f"no dataset {', '.join(missing)} in the lakehouse; it holds {', '.join(known) or 'none'}")
+        raise ConfigError(f"no dataset {', '.join(missing)} in the lakehouse; it holds {', '.join(known) or 'none'}")
     return {d: tables_of(spark, d) for d in wanted}
 
 

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
+from ..errors import ConfigError
 from ..lakehouse import LakehouseConfig, get_session, session_format
 from .catalog import lakehouse_tables
 
@@ -24,7 +25,7 @@ REPORT_PREFIX = "sparkload maintenance "
 PROJECT = "name: sparkload_maintenance\nversion: '1.0.0'\nconfig-version: 2\nprofile: sparkload_maintenance\n"
 
 
-class MaintenanceError(RuntimeError):
+class MaintenanceError(ConfigError):
     """Maintenance could not run at all (an invalid policy, dbt failing to start)."""
 
 

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List
 
+from ..errors import ConfigError
 from ..load.destination import LOADS_TABLE
 from ..load.sql import literal, qualified
 from .catalog import applied_loads, datasets, tables_of
@@ -37,7 +38,7 @@ def parse_duration(text: str) -> dt.timedelta:
     """
     found = re.fullmatch(r"\s*(\d+)\s*([smhd]?)\s*", str(text))
     if not found:
-        raise ValueError(f"--older-than {text!r} is not a duration; expected <n>s, <n>m, <n>h or <n>d, e.g. 7d")
+        raise ConfigError(f"--older-than {text!r} is not a duration; expected <n>s, <n>m, <n>h or <n>d, e.g. 7d")
     return dt.timedelta(seconds=int(found.group(1)) * UNITS[found.group(2) or "s"])
 
 
@@ -71,10 +72,10 @@ def expire_loads(spark, dataset: str, older_than: dt.timedelta, dry_run: bool = 
     """Delete (or, with `dry_run`, count) the staging rows of `dataset`'s expirable loads."""
     report = ExpireReport(dataset, older_than, dry_run)
     if dataset not in datasets(spark):
-        raise ValueError(f"no dataset {dataset} in the lakehouse: check the pipeline name or --dataset-name")
+        raise ConfigError(f"no dataset {dataset} in the lakehouse: check the pipeline name or --dataset-name")
     tables = tables_of(spark, dataset)
     if LOADS_TABLE not in tables:
-        raise ValueError(f"dataset {dataset} has no {LOADS_TABLE} table: no load completed there")
+        raise ConfigError(f"dataset {dataset} has no {LOADS_TABLE} table: no load completed there")
     seconds = int(older_than.total_seconds())
     loads = {r["load_id"]: r["old"] for r in spark.sql(
         f"select `load_id`, `inserted_at` < current_timestamp() - make_dt_interval(0, 0, 0, {seconds}) as old "

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from python_extract.errors import ConfigError
 from python_extract.maintenance import MaintenanceError, describe, maintain
 
 MOR = ("tblproperties ('format-version'='2', 'write.delete.mode'='merge-on-read', "
@@ -155,6 +156,6 @@ def test_maintain__an_invalid_policy_is_a_one_line_error_and_changes_nothing(spa
         maintain(datasets=[dataset], policy={"remove_orphans_older_than": "1h"})
     with pytest.raises(MaintenanceError, match=r"maintenance compact_wen=.* expected one of the keys compact_when, small_file_size"):
         maintain(datasets=[dataset], policy={"compact_wen": {}})
-    with pytest.raises(ValueError, match=r"no dataset no_such_dataset in the lakehouse"):
+    with pytest.raises(ConfigError, match=r"no dataset no_such_dataset in the lakehouse"):
         maintain(datasets=["no_such_dataset"])
     assert _current_snapshot(spark, table) == snapshot

@@ -10,6 +10,7 @@ import pytest
 
 import python_extract as sl
 from python_extract.cli import main
+from python_extract.errors import ConfigError
 from python_extract.maintenance import expire_loads, parse_duration
 
 pytestmark = pytest.mark.dbt_targets("embedded")  # the expiry is the extractor's side; dbt only applies loads
@@ -65,9 +66,14 @@ def test_expire__keeps_every_load_of_a_dataset_no_model_applied(spark, lakehouse
     assert len(_staged(spark, names)) == 1
 
 
-def test_expire__bad_arguments_are_one_line_errors(spark, names, capsys):
-    with pytest.raises(ValueError, match=r"--older-than '7 days' is not a duration; expected <n>s, <n>m, <n>h or <n>d"):
+def test_expire__bad_arguments_are_one_line_errors_that_change_nothing(spark, names, capsys):
+    with pytest.raises(ConfigError, match=r"--older-than '7 days' is not a duration; expected <n>s, <n>m, <n>h or <n>d"):
         parse_duration("7 days")
-    assert main(["pipeline", "expire", "nope", "--dataset-name", "no_such_dataset", "--older-than", "1d"]) == 2
+    with pytest.raises(ConfigError, match=r"^no dataset no_such_dataset in the lakehouse: check the pipeline name or --dataset-name$"):
+        expire_loads(spark, "no_such_dataset", dt.timedelta(days=1))
+    assert main(["pipeline", "expire", "no_such_pipeline", "--older-than", "1d"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("sparkload: no pipeline 'no_such_pipeline': it never ran")
+    assert main(["pipeline", "expire", "no_such_pipeline", "--older-than", "a week"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "sparkload: no dataset no_such_dataset in the lakehouse: check the pipeline name or --dataset-name")
+        "sparkload: --older-than 'a week' is not a duration; expected <n>s, <n>m, <n>h or <n>d, e.g. 7d")
