@@ -57,7 +57,7 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(
     master_port, webui_port, thrift_port, app_ui_port = (free_port() for _ in range(4))
     replace = {"7077": str(master_port), "8080": str(webui_port), "10000": str(thrift_port)}
     start_line, pipeline_line, serve_line = readme_blocks("Cluster")[0].strip().splitlines()
-    s3 = shared_s3_server(request.config)
+    s3 = shared_s3_server(request)
     prefix = f"cluster-{names.staging}"
     lakehouse_env = {"SPARKLOAD_HOME": str(tmp_path / "lake"), **s3.lakehouse_env("sparkload-lake", prefix, credentials="aws")}
     pg = PostgresServer().start()

@@ -1,17 +1,15 @@
 """A real `moto_server` (the S3 API over HTTP) on loopback for the S3 tests: one per test run, shared
 by every test that asks for it (`shared_s3_server`), stopped when the run ends.
 
-It never outlives the run, even when pytest is killed: it runs in its own process group, the kernel
-sends it SIGTERM when the test process dies (`PR_SET_PDEATHSIG`, through `SparkProcess`), and a
-watchdog thread inside it exits as soon as its parent pid changes. `stop()` ends the whole group and
-checks the port is free.
+It never outlives the run, even when pytest is killed: it runs in its own process group (through
+`SparkProcess`, which also has the kernel send it SIGTERM when the test process dies), and the run's
+`watchdog` (tests/conftest.py) guards that group. `stop()` ends the whole group and checks the port
+is free.
 """
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -20,27 +18,16 @@ from python_extract.lakehouse.processes import LOOPBACK, SparkProcess, free_port
 ACCESS_KEY = "sparkload-test-key"
 SECRET_KEY = "sparkload-test-secret-5e1f9a"  # grepped for in logs and command lines: it must never show
 REGION = "us-east-1"
-_WATCHDOG = """
-import os, sys, threading, time
-parent = int(sys.argv[1])
-def watch():
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(3)
-threading.Thread(target=watch, daemon=True).start()
-from moto.server import main
-main(sys.argv[2:])
-"""
+MOTO_SERVER = Path(sys.executable).parent / "moto_server"
 
 
 class S3Server:
-    def __init__(self, run_dir: Path):
+    def __init__(self, run_dir: Path, watchdog):
         self.port = free_port()
-        self.process = SparkProcess(
-            f"moto_server on {LOOPBACK}:{self.port}",
-            [sys.executable, "-c", _WATCHDOG, str(os.getpid()), "-H", LOOPBACK, "-p", str(self.port)],
-            run_dir / "moto_server.log",
-        )
+        self.watchdog = watchdog
+        self.process = SparkProcess(f"moto_server on {LOOPBACK}:{self.port}",
+                                    [str(MOTO_SERVER), "-H", LOOPBACK, "-p", str(self.port)], run_dir / "moto_server.log")
+        watchdog.guard_group(self.process.pgid)
         self.process.wait_for_port(LOOPBACK, self.port, timeout=60)
 
     @property
@@ -76,17 +63,18 @@ class S3Server:
 
     def stop(self) -> None:
         self.process.stop(grace=10.0, ports=[self.port])
+        self.watchdog.release_group(self.process.pgid)
 
 
 _SERVER: Optional[S3Server] = None
 
 
-def shared_s3_server(pytest_config) -> S3Server:
-    """The run's moto_server, started on first use; stopped when the run ends."""
+def shared_s3_server(request) -> S3Server:
+    """The run's moto_server, started on first use (by any test folder); stopped when the run ends."""
     global _SERVER
     if _SERVER is None:
-        _SERVER = S3Server(Path(tempfile.mkdtemp(prefix="sparkload-moto-")))
-        pytest_config.add_cleanup(_stop_shared)
+        _SERVER = S3Server(Path(tempfile.mkdtemp(prefix="sparkload-moto-")), request.getfixturevalue("watchdog"))
+        request.config.add_cleanup(_stop_shared)
     return _SERVER
 
 
@@ -100,12 +88,3 @@ def _stop_shared() -> None:
 def without_aws_env(env: Dict[str, str]) -> Dict[str, str]:
     """`env` without AWS credentials or sparkload's S3 settings, so a test decides them."""
     return {k: v for k, v in env.items() if not k.startswith(("AWS_", "SPARKLOAD_S3_", "SPARKLOAD_WAREHOUSE"))}
-
-
-def wait_until(predicate, timeout: float, step: float = 0.2) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()

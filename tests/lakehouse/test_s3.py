@@ -28,23 +28,25 @@ TIMEOUT = 600
 
 @pytest.fixture(scope="module")
 def s3(request):
-    return shared_s3_server(request.config)
+    return shared_s3_server(request)
 
 
 class Scenario:
     """The processes of one S3 lakehouse: their tagged output lines, and the bucket's keys."""
 
-    def __init__(self, s3, home, names: Names):
-        self.s3, self.names = s3, names
+    def __init__(self, s3, home, names: Names, watchdog):
+        self.s3, self.names, self.watchdog = s3, names, watchdog
         self.prefix = f"warehouse-{names.staging}"
         self.env = {**without_aws_env(os.environ), **s3.lakehouse_env(BUCKET, self.prefix),
                     "SPARKLOAD_HOME": str(home), "SPARKLOAD_TABLE_FORMAT": "iceberg", "PYTHONPATH": str(REPO)}
         self.output: List[str] = []
 
     def start(self, phase: str) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-m", "tests.lakehouse.s3_scenario", phase, self.names.staging, self.names.target],
-                                cwd=REPO, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                start_new_session=True)
+        process = subprocess.Popen([sys.executable, "-m", "tests.lakehouse.s3_scenario", phase, self.names.staging,
+                                    self.names.target], cwd=REPO, env=self.env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.watchdog.guard_group(process.pid)  # with its JVM, gone even if this pytest is killed
+        return process
 
     def tagged(self, tag: str):
         found = [line for line in self.output if line.startswith(tag + " ")]
@@ -53,10 +55,10 @@ class Scenario:
 
 
 @pytest.fixture(scope="module")
-def scenario(s3, tmp_path_factory) -> Scenario:
+def scenario(s3, tmp_path_factory, watchdog) -> Scenario:
     """Process 1 lands load 1, runs dbt, lands load 2 and is SIGKILLed (with its JVM) once the second
     `dbt run` started its third model; process 2 runs dbt again."""
-    run = Scenario(s3, tmp_path_factory.mktemp("s3-lake"), Names(staging="raw_s3", target="dbt_s3"))
+    run = Scenario(s3, tmp_path_factory.mktemp("s3-lake"), Names(staging="raw_s3", target="dbt_s3"), watchdog)
     first = run.start("first")
     try:
         killed = False
