@@ -8,7 +8,7 @@
       keep_snapshots_for: '5d'            the time-travel window: younger snapshots are never expired
       retain_snapshots: 1                 at least this many snapshots stay, whatever their age
       remove_orphans_older_than: '3d'     files no snapshot references, older than this (>= 1d); none: off
-    A trigger set to none never fires. Sizes: bytes or '<n>KiB|MiB|GiB'; durations: seconds or '<n>s|m|h|d'.
+    A trigger set to none (or 'none', 'off': YAML's spelling from the command line) never fires. Sizes: bytes or '<n>KiB|MiB|GiB'; durations: seconds or '<n>s|m|h|d'.
 
     Each action is one statement and one optimistic commit of the table format, so it never loses a
     concurrent writer's commit: Iceberg's rewrites commit with partial progress, so a file group that
@@ -60,7 +60,7 @@
   {%- set expected = {'count': 'an integer >= 1', 'ratio': 'a number > 0 and <= 1',
                       'size': "bytes or '<n>KiB', '<n>MiB', '<n>GiB'", 'duration': "seconds or '<n>s', '<n>m', '<n>h', '<n>d'"}[kind]
                      ~ (' or none' if nullable else '') -%}
-  {%- if value is none or value is sameas false -%}
+  {%- if value is none or value is sameas false or (value is string and value | lower in ['none', 'off']) -%}
     {%- if nullable -%}{{ return(none) }}{%- endif -%}
     {{ fail(where, key, value, expected) }}
   {%- elif value is boolean -%}

@@ -63,7 +63,8 @@ class S3Server:
 
     def stop(self) -> None:
         self.process.stop(grace=10.0, ports=[self.port])
-        self.watchdog.release_group(self.process.pgid)
+        if not self.watchdog.popen.stdin.closed:  # at the run's end the watchdog may have closed (and ended it) first
+            self.watchdog.release_group(self.process.pgid)
 
 
 _SERVER: Optional[S3Server] = None

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from python_extract.cli import main
 from python_extract.errors import ConfigError
 from python_extract.maintenance import MaintenanceError, describe, maintain
 
@@ -51,7 +52,7 @@ def _current_snapshot(spark, table: str) -> int:
     return spark.sql(f"select snapshot_id from {table}.snapshots order by committed_at desc limit 1").collect()[0][0]
 
 
-def test_maintain__dry_run_plans_compaction_and_changes_nothing(spark, dataset):
+def test_maintain__dry_run_plans_compaction_and_changes_nothing(spark, dataset, capsys):
     table = f"{dataset}.items"
     _fragmented(spark, table)
     before, snapshot = _rows(spark, table), _current_snapshot(spark, table)
@@ -59,6 +60,12 @@ def test_maintain__dry_run_plans_compaction_and_changes_nothing(spark, dataset):
     assert [a["action"] for a in report["actions"]] == ["compact", "rewrite_position_deletes"]
     assert report["health"]["data_files"] >= 12 and report["health"]["delete_files"] >= 1
     assert describe(report).startswith(f"{table} (") and "would run compact" in describe(report)
+    # the command prints the same line per table
+    assert main(["lakehouse", "maintain", "--dataset", dataset, "--dry-run", "--policy", "{remove_orphans_older_than: none}"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == describe(report)
+    assert main(["lakehouse", "maintain", "--dataset", dataset, "--policy", "{retain_snapshots: 0}"]) == 2
+    assert capsys.readouterr().err.strip() == ("sparkload: sparkload maintenance: maintenance retain_snapshots=0 is not valid; "
+                                               "expected an integer >= 1. The table is unchanged.")
     assert (_rows(spark, table), _current_snapshot(spark, table)) == (before, snapshot)
 
 
