@@ -26,6 +26,7 @@ import yaml
 
 from .errors import ConfigError, PipelineFileError, UnknownPipeline
 from .lakehouse import LakehouseConfig
+from .packages import KEEP_LOADED
 from .sources.registry import SourceConfigError
 
 UsageError = ConfigError  # the name earlier subcommands used
@@ -285,7 +286,7 @@ def _cmd_packages(args: argparse.Namespace) -> int:
             reason = f"  {storage.failure(package)}" if title == "failed" else ""
             print(f"  {package.load_id}{reason}")
     loaded = storage.loaded()
-    print(f"loaded: {len(loaded)} kept (the newest {pipe.keep_loaded_packages}; older ones are deleted after each load)")
+    print(f"loaded: {len(loaded)} (after each load only the newest keep_loaded_packages stay; default {KEEP_LOADED})")
     return 0
 
 

@@ -120,7 +120,9 @@ def read_source(work: Path, resource: str, upto: Optional[int] = None) -> List[D
 # ---- the jobs' own processes: `chaos.py extract ...` (a pipeline run reporting its stages)
 
 
-def extract(work: Path, home: Path, dataset: str, pipeline: str, upto: int, stage_file: Path) -> None:
+def extract(work: Path, home: Path, dataset: str, pipeline: str, upto: int, stage_file: Path,
+            slow_landing: float = 0.0) -> None:
+    """One extraction (a job's process); `slow_landing` seconds of sleep after the first table landed."""
     import python_extract as sl
 
     def stage(name: str):
@@ -154,6 +156,9 @@ def extract(work: Path, home: Path, dataset: str, pipeline: str, upto: int, stag
     for event, name in (("extract_done", "extracted"), ("package_sealed", "sealed"), ("table_landed", "landing"),
                         ("state_written", "state written"), ("load_completed", "completed")):
         pipe.hooks.register(event, stage(name))
+    if slow_landing:
+        slept = []
+        pipe.hooks.register("table_landed", lambda **_: slept or slept.append(time.sleep(slow_landing)))
     pipe.run(shop())
 
 
@@ -444,6 +449,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     for name in ("work", "home", "dataset", "pipeline", "stage-file"):
         child.add_argument(f"--{name}", required=True)
     child.add_argument("--upto", type=int, required=True)
+    child.add_argument("--slow-landing", type=float, default=0.0, help="seconds to sleep after the first table landed")
     parser.add_argument("--rounds", type=int, default=25)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--kill-probability", type=float, default=0.8)
@@ -452,7 +458,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--work", help="working directory (default: a new temporary one, removed afterwards)")
     args = parser.parse_args(argv)
     if args.command == "extract":
-        extract(Path(args.work), Path(args.home), args.dataset, args.pipeline, args.upto, Path(args.stage_file))
+        extract(Path(args.work), Path(args.home), args.dataset, args.pipeline, args.upto, Path(args.stage_file),
+                args.slow_landing)
         return 0
     rounds, probability, kills = (1, 1.0, 1) if args.short else (args.rounds, args.kill_probability, args.max_kills)
     work = Path(args.work or tempfile.mkdtemp(prefix="sparkload-chaos-"))

@@ -160,3 +160,15 @@ def test_progress__rate_only_after_the_first_second_and_no_doubled_units():
         "extract orders: 14,000 rows (orders 5,000, orders__lines 9,000) | 3 pages",
         "extract orders: 50,000 rows (orders 20,000, orders__lines 30,000) | 10 pages | 25,000 rows/s",
     ]
+
+
+def test_loaded_packages__only_the_newest_kept(capsys, names, tmp_path, target):
+    common = _common(names, tmp_path)
+    for rows in (2, 3, 4):
+        code, _, err = _main(capsys, "run", target, "--pipeline-name", names.staging, "--arg", f"rows={rows}",
+                             "--keep-loaded-packages", "2", "--no-progress", *common)
+        assert code == 0, err
+    code, out, _ = _main(capsys, "pipeline", "packages", names.staging, *common)
+    loaded = sorted((tmp_path / "pipelines" / names.staging / "packages" / "loaded").iterdir())
+    assert code == 0 and len(loaded) == 2 and "loaded: 2 (after each load only the newest" in out
+    assert "pending: none" in out and "failed: none" in out
