@@ -85,7 +85,7 @@ def main() -> None:
     args = parser.parse_args()
     home = Path(args.home or tempfile.mkdtemp(prefix="bench_maintenance_"))
     os.environ["SPARKLOAD_HOME"] = str(home)
-    config = LakehouseConfig.from_env(home=home, table_format="iceberg", spark_conf={"spark.driver.memory": "8g"})
+    config = LakehouseConfig.from_env(home=home, table_format="iceberg", spark_conf={"spark.driver.memory": "4g"})
     spark = get_session(config)
     dbt = Dbt()
     from dbt.cli.main import dbtRunner

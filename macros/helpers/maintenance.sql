@@ -5,7 +5,7 @@
     Policy (every key optional; `maintenance=true` takes the defaults):
       compact_when: {small_files: 10, delete_files: 10, delete_ratio: 0.1}  any one reached -> compact
       small_file_size: '32MiB'            a data file below this size is small (and gets rewritten)
-      keep_snapshots_for: '5d'            the time-travel window: younger snapshots are never expired
+      keep_snapshots_for: '7d'            the time-travel window: younger snapshots are never expired
       retain_snapshots: 1                 at least this many snapshots stay, whatever their age
       remove_orphans_older_than: '3d'     files no snapshot references, older than this (>= 1d); none: off
     A trigger set to none (or 'none', 'off': YAML's spelling from the command line) never fires. Sizes: bytes or '<n>KiB|MiB|GiB'; durations: seconds or '<n>s|m|h|d'.
@@ -30,7 +30,7 @@
 {% macro default__validate_sparkload_maintenance(raw, where) -%}
   {%- if raw is none or raw is sameas false -%}{{ return(none) }}{%- endif -%}
   {%- set defaults = {'compact_when': {'small_files': 10, 'delete_files': 10, 'delete_ratio': 0.1},
-                      'small_file_size': '32MiB', 'keep_snapshots_for': '5d', 'retain_snapshots': 1,
+                      'small_file_size': '32MiB', 'keep_snapshots_for': '7d', 'retain_snapshots': 1,
                       'remove_orphans_older_than': '3d'} -%}
   {%- set given = {} if raw is sameas true else raw -%}
   {%- set fail = adapter.dispatch('_sparkload_maintenance_fail', 'sparkload') -%}

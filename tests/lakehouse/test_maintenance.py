@@ -79,7 +79,7 @@ def test_maintain__compacts_small_files_and_applies_deletes_keeping_rows_and_tim
     assert [a["action"] for a in report["actions"]] == ["compact", "rewrite_position_deletes"], report
     assert _rows(spark, table) == before
     assert _files(spark, table) == (1, 0)
-    # the snapshot before maintenance is inside the time-travel window (5 days): still readable
+    # the snapshot before maintenance is inside the time-travel window (7 days): still readable
     assert _rows(spark, table, snapshot) == before
     # a second pass finds nothing to do
     [again] = maintain(datasets=[dataset], policy=NO_ORPHANS)
