@@ -2,8 +2,11 @@
 S3 (the SPARKLOAD_* settings in the environment): `python -m tests.lakehouse.s3_scenario PHASE STAGING TARGET`.
 
 - `first`: the extractor lands load 1, `dbt run` builds every model, the extractor lands load 2 and
-  `dbt run` starts again (the test SIGKILLs the process group while it runs);
-- `rerun`: prints which models applied which loads, then `dbt run` again.
+  `dbt run` starts again, one model at a time; when `HALT_MODEL` is about to record load 2 in the
+  ledger (its MERGE committed, the ledger row not yet written: the worst moment for a crash), the run
+  prints `HALTED` and waits, so the test's SIGKILL always hits the same point;
+- `rerun`: prints which models applied which loads and the tables as the kill left them, then
+  `dbt run` again.
 Lines starting with an upper-case tag (`TABLES-1 {...}`) are for the test; dbt's own output is not
 printed. Models (integration_tests/models/materialization): one per strategy and disposition.
 """
@@ -11,7 +14,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
+import threading
 from pathlib import Path
 
 import python_extract as sl
@@ -32,6 +37,8 @@ LOADS = [
     {"items": [{"id": 2, "v": "B"}, {"id": 3, "v": "c"}],
      "dim_customer": [{"customer_key": 1, "c1": "foo_updated"}, {"customer_key": 2, "c1": "bar"}]},
 ]
+HALT_MODEL = "scd2_full"  # dbt runs the models in name order: three before it, one after
+LEDGER_INSERT = re.compile(r"\binsert\s+into\s+\S*_sparkload_applied_loads\b", re.IGNORECASE)
 
 
 def say(tag: str, value) -> None:
@@ -45,20 +52,27 @@ def land(spark, staging: str, load: dict) -> None:
     say("LANDED", info.load_ids)
 
 
-def dbt_run(staging: str, target: str, announce: bool = False) -> None:
+def dbt_run(staging: str, target: str, halt: bool = False) -> None:
     from dbt.cli.main import dbtRunner
 
     os.environ["SPARKLOAD_TARGET_SCHEMA"] = target
 
-    def on_event(event) -> None:
-        if announce and event.info.name == "LogStartLine":
-            print(f"MODEL-START {event.data.node_info.node_name}", flush=True)
+    def on_event(event) -> None:  # runs in the thread running the model: blocking it stops the run there
+        if not halt:
+            return
+        if event.info.name == "NodeFinished":
+            say("MODEL-DONE", [event.data.node_info.node_name, event.data.run_result.status])
+        elif (event.info.name == "SQLQuery" and event.data.node_info.node_name == HALT_MODEL
+              and LEDGER_INSERT.search(event.data.sql)):
+            say("HALTED", HALT_MODEL)
+            threading.Event().wait()
 
     runner = dbtRunner(callbacks=[on_event])
     common = ["--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT), "--target", "embedded", "--quiet"]
     if not (PROJECT / "dbt_packages" / "sparkload").exists():
         assert runner.invoke(["deps", *common]).success
-    result = runner.invoke(["run", "--select", *MODELS, "--vars", json.dumps({"staging_dataset": staging}), *common])
+    result = runner.invoke(["run", "--threads", "1", "--select", *MODELS,
+                            "--vars", json.dumps({"staging_dataset": staging}), *common])
     assert result.success, result.exception
 
 
@@ -85,8 +99,7 @@ def main(phase: str, staging: str, target: str) -> None:
         dbt_run(staging, target)
         say("TABLES-1", tables(spark, staging, target))
         land(spark, staging, LOADS[1])
-        print("RUN-2", flush=True)
-        dbt_run(staging, target, announce=True)
+        dbt_run(staging, target, halt=True)
         say("UNKILLED", tables(spark, staging, target))
     else:
         label = {r["load_id"]: f"L{i}" for i, r in enumerate(
@@ -95,6 +108,7 @@ def main(phase: str, staging: str, target: str) -> None:
         for r in spark.sql(f"select target, load_id from {target}._sparkload_applied_loads order by load_id").collect():
             applied[r["target"].split(".")[-1]].append(label[r["load_id"]])
         say("APPLIED", applied)
+        say("TABLES-KILLED", tables(spark, staging, target))
         dbt_run(staging, target)
         say("TABLES-2", tables(spark, staging, target))
 

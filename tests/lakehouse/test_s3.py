@@ -1,7 +1,7 @@
 """A lakehouse whose warehouse is on S3 (`s3a://`), against a real moto_server on loopback: the
 extractor lands staging tables there, `dbt run` builds a final table per strategy there (Iceberg's
-JdbcCatalog keeps its warehouse in the bucket too), and a `dbt run` killed with SIGKILL mid-run is
-rerun to the same tables. Each side runs as its own process, because a session's warehouse and
+JdbcCatalog keeps its warehouse in the bucket too), and a `dbt run` killed with SIGKILL mid-run (at a
+fixed point: a model's MERGE committed, its ledger row not written) is rerun to the tables of load 2. Each side runs as its own process, because a session's warehouse and
 connector are fixed when its JVM starts (the run's shared session stays on the local disk).
 
 The S3A connector is `hadoop-aws-3.3.1.jar` + `aws-java-sdk-bundle-1.11.901.jar` from the PyPI sdist
@@ -56,15 +56,16 @@ class Scenario:
 
 @pytest.fixture(scope="module")
 def scenario(s3, tmp_path_factory, watchdog) -> Scenario:
-    """Process 1 lands load 1, runs dbt, lands load 2 and is SIGKILLed (with its JVM) once the second
-    `dbt run` started its third model; process 2 runs dbt again."""
+    """Process 1 lands load 1, runs dbt, lands load 2 and runs dbt again, which halts before the
+    ledger insert of its fourth model (s3_scenario.HALT_MODEL); the test SIGKILLs it there, with its
+    JVM. Process 2 runs dbt again."""
     run = Scenario(s3, tmp_path_factory.mktemp("s3-lake"), Names(staging="raw_s3", target="dbt_s3"), watchdog)
     first = run.start("first")
     try:
         killed = False
         for line in first.stdout:
             run.output.append(line.rstrip("\n"))
-            if line.startswith("MODEL-START") and sum(x.startswith("MODEL-START") for x in run.output) == 3:
+            if line.startswith("HALTED "):
                 os.killpg(first.pid, signal.SIGKILL)
                 killed = True
         first.wait(TIMEOUT)
@@ -118,9 +119,19 @@ def test_s3__each_strategy_builds_its_final_table_from_load_1(scenario):
 
 
 def test_s3__dbt_run_killed_mid_run_is_rerun_to_the_tables_of_load_2(scenario):
+    halted = scenario.tagged("HALTED")
+    done = [json.loads(line[len("MODEL-DONE "):]) for line in scenario.output if line.startswith("MODEL-DONE ")]
+    assert [status for _, status in done] == ["success"] * 3, done
+    # the kill left work: the models that ran before it applied load 2; the halted one merged it into
+    # its table but did not record it, so the rerun applies it again; the last one had not started
+    finished = {model for model, _ in done}
     applied = scenario.tagged("APPLIED")
-    # the kill left work: models that ran before it applied load 2, the others had not
-    assert 2 <= sum("L2" in loads for loads in applied.values()) < len(L2), applied
+    assert {model for model, loads in applied.items() if "L2" in loads} == finished, applied
+    assert halted not in finished and set(L2) - finished - {halted}, (halted, finished)
+    killed = _sorted(scenario.tagged("TABLES-KILLED"))
+    assert {model: killed[model] for model in finished | {halted}} == _sorted({m: L2[m] for m in finished | {halted}})
+    assert all(killed[model] == _sorted(L1)[model] for model in set(L2) - finished - {halted}), killed
+    # the rerun: every table is load 2's, the halted model's load applied twice without a duplicate
     assert _sorted(scenario.tagged("TABLES-2")) == _sorted(L2)
 
 
