@@ -37,6 +37,9 @@ from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared
 def pytest_addoption(parser):
     parser.addoption("--dbt-targets", default=os.environ.get("SPARKLOAD_DBT_TARGETS"),
                      help=f"comma-separated dbt targets to run dbt tests on (default: {','.join(DBT_TARGETS)})")
+    parser.addoption("--adapter-thrift", choices=("wire", "all"), default=os.environ.get("SPARKLOAD_ADAPTER_THRIFT", "wire"),
+                     help="dbt's adapter suite (tests/adapter) over thrift: only the classes whose code path differs "
+                          "over the wire (default, 'wire') or every class ('all')")
 
 
 def pytest_configure(config):

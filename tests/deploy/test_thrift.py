@@ -23,6 +23,21 @@ def _two_loads(lakehouse, names):
     return [_run(pipeline, LOAD_1).load_id, _run(pipeline, LOAD_2).load_id]
 
 
+def _server_app_id(server) -> str:
+    """The Spark application id of the thrift server's JVM, asked over the wire."""
+    from pyhive import hive
+
+    with hive.connect(host=server.host, port=server.port, username="test") as connection:
+        cursor = connection.cursor()
+        cursor.execute("set spark.app.id")
+        return dict(cursor.fetchall())["spark.app.id"]
+
+
+def _snapshots(spark, table):
+    return spark.sql(f"select snapshot_id, parent_id, operation, summary from {table}.snapshots "
+                     "order by committed_at").collect()
+
+
 @pytest.mark.dbt_targets("sparkload_thrift")
 def test_dbt_run_over_thrift__sparkload_adapter_merges_in_the_server_jvm(spark, lakehouse, names, dbt, thrift_server):
     # load 1 builds the table (CREATE OR REPLACE ... AS SELECT); load 2 is merged into it
@@ -30,15 +45,20 @@ def test_dbt_run_over_thrift__sparkload_adapter_merges_in_the_server_jvm(spark, 
     _run(pipeline, LOAD_1)
     dbt.run("skeleton_customers")
     _run(pipeline, LOAD_2)
-    logged = thrift_server.log.stat().st_size
+    table = f"`{names.target}`.skeleton_customers"
+    built = _snapshots(spark, table)[-1]
 
     dbt.run("skeleton_customers")
 
     assert rows(spark, FINAL.format(schema=names.target)) == UPSERTED
-    with open(thrift_server.log, errors="replace") as log:
-        log.seek(logged)
-        submitted = log.read().lower()
-    assert f"merge into `{names.target}`.`skeleton_customers`" in submitted
+    # the table's newest commit is a row-level change on top of load 1's table (a MERGE; a rebuild would
+    # start a new history, an insert would be an append), written by the server's Spark application
+    # (Iceberg records the writer's spark.app.id), not by this process's
+    merged = _snapshots(spark, table)[-1]
+    assert (merged.parent_id, merged.operation) == (built.snapshot_id, "overwrite")
+    server_app = _server_app_id(thrift_server)
+    assert server_app != spark.sparkContext.applicationId
+    assert merged.summary["spark.app.id"] == server_app == built.summary["spark.app.id"]
 
 
 @pytest.mark.dbt_targets("thrift")

@@ -1,23 +1,133 @@
-"""The `sparkload` adapter: dbt-spark plus the embedded lakehouse and what Jinja asks of it."""
+"""The `sparkload` adapter: dbt-spark plus the embedded lakehouse and what Jinja asks of it.
+
+Where it departs from dbt-spark, because the lakehouse's Iceberg catalog (Spark's default catalog, a
+v2 catalog) answers differently from Hive's:
+- relations: `SHOW TABLES` of a v2 catalog leaves views out, so views are listed with `SHOW VIEWS`
+  beside it; a schema that does not exist lists as empty;
+- `drop_schema`: a catalog that refuses `drop ... cascade` on a non-empty schema gets the schema's
+  relations dropped first;
+- seeds go through a DataFrame on an in-process session, as bound text values cast by one checked
+  `insert ... select` per batch over a server (seeds.py).
+"""
 from __future__ import annotations
 
-from typing import Optional
+from dataclasses import replace
+from typing import Any, Dict, Iterable, List, Optional
 
+from dbt.adapters.base import BaseRelation
 from dbt.adapters.base.meta import available
-from dbt.adapters.spark.impl import SparkAdapter
+from dbt.adapters.contracts.relation import RelationType
+from dbt.adapters.spark.column import SparkColumn
+from dbt.adapters.spark.impl import (
+    LIST_RELATIONS_MACRO_NAME, LIST_RELATIONS_SHOW_TABLES_MACRO_NAME, SCHEMA_NOT_FOUND_MESSAGES, SparkAdapter,
+)
+from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkload.connections import EMBEDDED, SparkloadConnectionManager
+from dbt.adapters.sparkload.connections import IN_PROCESS, SparkloadConnectionManager
+
+LIST_VIEWS_MACRO_NAME = "sparkload__list_views_without_caching"
+V2_CATALOG_MESSAGE = "SHOW TABLE EXTENDED is not supported for v2 tables"
+NOT_EMPTY_MESSAGES = ("NamespaceNotEmptyException", "[SCHEMA_NOT_EMPTY]", "is not empty")
+
+
+def _says(error: DbtRuntimeError, messages) -> bool:
+    text = getattr(error, "msg", "") or str(error)
+    return any(m in text for m in messages)
 
 
 class SparkloadAdapter(SparkAdapter):
     ConnectionManager = SparkloadConnectionManager
 
+    def _connected(self):
+        """The credentials this thread's connection uses."""
+        return self.connections.get_thread_connection().credentials
+
     @available
     def lakehouse_table_format(self) -> Optional[str]:
         """The embedded lakehouse's table format (delta or iceberg); None for server connections."""
-        creds = self.config.credentials
-        if creds.method != EMBEDDED:
+        creds = self._connected()
+        if creds.method not in IN_PROCESS:
             return None
-        from python_extract.lakehouse import get_session, session_format
+        from python_extract.lakehouse.session import session_format
 
-        return session_format(get_session(creds.lakehouse_config()))
+        return session_format(self.connections.spark_session(creds))
+
+    @available
+    def in_process_session(self) -> bool:
+        """True when statements run on a SparkSession in this process (`embedded`, `session`)."""
+        return self._connected().method in IN_PROCESS
+
+    @available
+    def load_seed_rows(self, relation: BaseRelation, agate_table, column_types: List[str]) -> int:
+        """Append a seed's rows to its (just created) table through a DataFrame; see seeds.py."""
+        from dbt.adapters.sparkload.seeds import load_rows
+
+        return load_rows(self.connections.spark_session(self._connected()), relation.render(),
+                         relation.identifier, list(agate_table.column_names), column_types, agate_table.rows)
+
+    @available
+    def seed_text_rows(self, agate_table) -> List[List[Optional[str]]]:
+        """A seed's rows as the text values bound to `seed_insert_sql` (seeds.py)."""
+        from dbt.adapters.sparkload.seeds import text_rows
+
+        return text_rows(agate_table.rows)
+
+    @available
+    def seed_insert_sql(self, relation: BaseRelation, agate_table, column_types: List[str], rows: int,
+                        binding_char: str) -> str:
+        """The insert of `rows` bound rows of a seed over a server connection (seeds.py)."""
+        from dbt.adapters.sparkload.seeds import bound_insert
+
+        return bound_insert(relation.render(), relation.identifier, list(agate_table.column_names), column_types,
+                            rows, binding_char)
+
+    def list_relations_without_caching(self, schema_relation: BaseRelation) -> List[BaseRelation]:
+        kwargs = {"schema_relation": schema_relation}
+        try:
+            rows = self.execute_macro(LIST_RELATIONS_MACRO_NAME, kwargs=kwargs)
+            return self._build_spark_relation_list(rows, self._get_relation_information)
+        except DbtRuntimeError as e:
+            if _says(e, SCHEMA_NOT_FOUND_MESSAGES):
+                return []
+            if not _says(e, (V2_CATALOG_MESSAGE,)):
+                raise
+        try:
+            tables = self.execute_macro(LIST_RELATIONS_SHOW_TABLES_MACRO_NAME, kwargs=kwargs)
+            views = self.execute_macro(LIST_VIEWS_MACRO_NAME, kwargs=kwargs)
+        except DbtRuntimeError as e:
+            if _says(e, SCHEMA_NOT_FOUND_MESSAGES):
+                return []
+            raise
+        # rows are (namespace, name, isTemporary); a session's temporary views are no schema's relations
+        view_names = {row[1] for row in views if not row[2]}
+        relations = self._build_spark_relation_list(
+            [row for row in tables if not row[2] and row[1] not in view_names],
+            self._get_relation_information_using_describe,
+        )
+        return relations + [
+            self.Relation.create(schema=schema_relation.schema, identifier=name, type=RelationType.View,
+                                 information="Type: VIEW\n")
+            for name in sorted(view_names)
+        ]
+
+    def parse_describe_extended(self, relation: BaseRelation, raw_rows) -> List[SparkColumn]:
+        # dbt-spark records the owner as str(None) when there is none (an Iceberg view): the catalog said 'None'
+        return [column if column.table_owner != "None" else replace(column, table_owner=None)
+                for column in super().parse_describe_extended(relation, raw_rows)]
+
+    def _get_columns_for_catalog(self, relation: BaseRelation) -> Iterable[Dict[str, Any]]:
+        # the catalog counts columns from 1 (information_schema's ordinal_position, which dbt's docs and
+        # its adapter suite expect); dbt-spark counts from 0
+        for column in super()._get_columns_for_catalog(relation):
+            yield {**column, "column_index": column["column_index"] + 1}
+
+    def drop_schema(self, relation: BaseRelation) -> None:
+        try:
+            super().drop_schema(relation)
+        except DbtRuntimeError as e:
+            if not _says(e, NOT_EMPTY_MESSAGES):
+                raise
+            # the Iceberg JDBC catalog ignores CASCADE: empty the schema, then drop it
+            for member in self.list_relations_without_caching(relation.without_identifier()):
+                self.drop_relation(member)
+            super().drop_schema(relation)

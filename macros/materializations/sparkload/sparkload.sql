@@ -8,6 +8,7 @@
 {% materialization sparkload, adapter='spark', supported_languages=['sql'] -%}
   {%- set sl = adapter.dispatch -%}
   {%- set target = this.incorporate(type='table') -%}
+  {%- do sl('validate_sparkload_dbt_configs', 'sparkload')(target) -%}
   {%- set cfg = sl('validate_sparkload_config', 'sparkload')(target) -%}
   {%- set existing = load_cached_relation(this) -%}
   {%- set full_refresh = should_full_refresh() or (existing is not none and not existing.is_table) -%}
@@ -52,6 +53,7 @@
   {%- endif -%}
 
   {{ run_hooks(post_hooks) }}
+  {%- if config.get('grants') -%}{%- do apply_grants(target, config.get('grants'), should_revoke=true) -%}{%- endif -%}
   {%- do persist_docs(target, model) -%}
   {{ return({'relations': [target]}) }}
 {%- endmaterialization %}

@@ -1,0 +1,125 @@
+"""dbt's own adapter test suite (`dbt-tests-adapter` 1.19.7) on the sparkload adapter, as dbt-spark runs
+it in its `tests/functional/adapter/`: each class here subclasses a `Base*` class of the suite and
+overrides only what Spark needs (file formats, SQL dialect, expected types), with the reason beside it.
+
+Targets: every class runs once per target, both `type: sparkload` on the run's one lakehouse:
+- `embedded`: this process's SparkSession (the session fixture `spark`);
+- `thrift`: `method: thrift` through the run's thrift server (`tests/deploy/servers.py`).
+`--dbt-targets embedded` (or SPARKLOAD_DBT_TARGETS) limits the run as for the rest of tests/.
+`@pytest.mark.skip_target("thrift", reason=...)` skips a class on a target; each skip gives its reason.
+
+Over thrift, most classes send the same SQL as on embedded and differ only in transport. By default
+(`--adapter-thrift wire`) only the classes marked `over_the_wire` run on thrift: those whose code path
+differs there (seeds: bound `insert ... values` instead of a DataFrame; relation listing, type changes
+and the docs catalog: the server's answers to SHOW/DESCRIBE; adapter methods; merge and alter statements;
+snapshots). `--adapter-thrift all` (or SPARKLOAD_ADAPTER_THRIFT=all) runs every class on both targets.
+
+dbt's pytest fixtures (`dbt.tests.fixtures.project`: `project`, `models`, `seeds`, `tests`, ...) are
+imported here rather than registered as a plugin, so they exist for this folder only and never shadow
+the fixtures of the rest of tests/. Every dbt invocation of the suite runs in this process (`run_dbt`
+calls dbtRunner).
+"""
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from dbt.tests.fixtures.project import *  # noqa: F401,F403  (dbt's fixtures, for this folder only)
+
+ADAPTER_TARGETS = ("embedded", "thrift")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "skip_target(*targets, reason): the adapter-suite class cannot run on these targets")
+    config.addinivalue_line(
+        "markers", "over_the_wire: the adapter-suite class's code path differs over thrift: it runs there by default")
+
+
+def pytest_generate_tests(metafunc):
+    if "adapter_target" not in metafunc.fixturenames:
+        return
+    chosen = metafunc.config.getoption("--dbt-targets")
+    chosen = chosen.split(",") if chosen else ADAPTER_TARGETS
+    every_class_on_thrift = metafunc.config.getoption("--adapter-thrift") == "all"
+    params = []
+    for target in ADAPTER_TARGETS:
+        marks = []
+        if target not in chosen:
+            marks.append(pytest.mark.skip(reason=f"--dbt-targets selected {','.join(chosen)}"))
+        for mark in metafunc.definition.iter_markers("skip_target"):
+            if target in mark.args:
+                marks.append(pytest.mark.skip(reason=f"{target}: {mark.kwargs['reason']}"))
+        if target == "thrift" and not every_class_on_thrift and not metafunc.definition.get_closest_marker("over_the_wire"):
+            marks.append(pytest.mark.skip(reason="thrift: the same SQL as on embedded; every class runs over "
+                                                 "thrift with --adapter-thrift all"))
+        params.append(pytest.param(target, id=target, marks=marks))
+    metafunc.parametrize("adapter_target", params, indirect=True, scope="class")
+
+
+@pytest.fixture(scope="class")
+def adapter_target(request) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="class")
+def dbt_profile_target(request, adapter_target, spark, lakehouse):
+    # `spark` first: the embedded method then reuses this process's one SparkSession
+    if adapter_target == "embedded":
+        return {"type": "sparkload", "method": "embedded", "lakehouse_dir": str(lakehouse.home), "threads": 1}
+    server = request.getfixturevalue("thrift_server")
+    return {"type": "sparkload", "method": "thrift", "host": server.host, "port": server.port, "user": "dbt",
+            "poll_interval": 1, "threads": 1}
+
+
+
+# dbt's fixtures of a class's project, made per target: a class runs once per target, and its second
+# run must not find the first one's files (target/, assets/) or schema
+
+
+@pytest.fixture(scope="class")
+def prefix(adapter_target):
+    return f"test{time.time_ns() // 1000}{random.randint(0, 9999):04}{adapter_target[0]}"
+
+
+@pytest.fixture(scope="class")
+def project_root(tmpdir_factory, adapter_target):
+    return tmpdir_factory.mktemp(f"project-{adapter_target}")
+
+
+@pytest.fixture(scope="class")
+def profiles_root(tmpdir_factory, adapter_target):
+    return tmpdir_factory.mktemp(f"profile-{adapter_target}")
+
+
+@pytest.fixture(scope="class")
+def logs_dir(tmp_path_factory, prefix):
+    # dbt's own fixture writes under <rootdir>/logs; keep the checkout clean
+    return str(tmp_path_factory.mktemp("dbt-logs") / prefix)
+
+
+@pytest.fixture(scope="session")
+def table_format(spark) -> str:
+    """The lakehouse's table format (iceberg here; delta where its jars exist): the `file_format` that
+    dbt-spark's merge, snapshots and on_schema_change need, as dbt-spark's own suite sets `delta`."""
+    from python_extract.lakehouse.session import session_format
+
+    return session_format(spark)
+
+
+@pytest.fixture(scope="class")
+def profile_user(dbt_profile_target):
+    # the embedded method connects as nobody: no `user` in its profile
+    return dbt_profile_target.get("user")
+
+
+@pytest.fixture(scope="class", autouse=True)
+def _no_adapter_left_registered():
+    """dbt's `adapter` fixture keeps an adapter of the same type that is already registered, and an
+    in-process `dbt debug` elsewhere in the run leaves one built from a profile alone (no project),
+    on which every macro fails: each class starts with none."""
+    from dbt.adapters.factory import reset_adapters
+
+    reset_adapters()

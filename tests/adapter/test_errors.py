@@ -1,0 +1,60 @@
+"""dbt shows Spark's errors with the materialization's message first and no Java stack trace
+(issue 19, item 4): a duplicate key in an upsert load fails in a few lines, not 100-380."""
+from __future__ import annotations
+
+import pytest
+
+from dbt.adapters.sparkload.errors import concise
+
+from ..materialization.conftest import Stage, stage  # noqa: F401  (the fixture)
+
+WRAPPED = """An error occurred while calling o57.sql.
+: org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 3.0 failed 1 times, most recent failure: Lost task 0.0 (TID 3) (localhost executor driver): java.lang.RuntimeException: sparkload model m: id=1 occurs more than once in load 17. The table is unchanged.
+\tat org.apache.spark.sql.errors.QueryExecutionErrors$.raiseError(QueryExecutionErrors.scala:2736)
+\tat org.apache.spark.sql.catalyst.expressions.RaiseError.eval(misc.scala:92)
+\tat java.base/java.lang.Thread.run(Thread.java:840)
+
+Driver stacktrace:
+\tat org.apache.spark.scheduler.DAGScheduler.failJobAndIndependentStages(DAGScheduler.scala:2856)
+Caused by: java.lang.RuntimeException: sparkload model m: id=1 occurs more than once in load 17. The table is unchanged.
+\tat org.apache.spark.sql.errors.QueryExecutionErrors$.raiseError(QueryExecutionErrors.scala:2736)
+\t... 19 more
+"""
+
+
+def test_concise__raised_message_first_no_frames_every_exception_line_kept():
+    lines = concise(WRAPPED).splitlines()
+    assert lines[0] == "sparkload model m: id=1 occurs more than once in load 17. The table is unchanged."
+    assert not [line for line in lines if line.lstrip().startswith(("at ", "... "))]
+    assert lines[1:] == [
+        "An error occurred while calling o57.sql.",
+        WRAPPED.splitlines()[1],
+        "",
+        "Driver stacktrace:",
+        WRAPPED.splitlines()[8],
+    ]
+
+
+def test_concise__spark4_user_raised_exception_first():
+    text = "org.apache.spark.SparkRuntimeException: [USER_RAISED_EXCEPTION] key 1 twice SQLSTATE: P0001"
+    assert concise(text).splitlines()[0] == "key 1 twice"
+
+
+def test_concise__message_without_frames_unchanged():
+    assert concise("[TABLE_OR_VIEW_NOT_FOUND] The table `x` cannot be found.") == \
+        "[TABLE_OR_VIEW_NOT_FOUND] The table `x` cannot be found."
+
+
+@pytest.mark.dbt_targets("embedded", "sparkload_thrift")
+def test_dbt_run__duplicate_key_message_first_and_java_trace_trimmed(spark, stage, dbt, names):  # noqa: F811
+    bad = stage.load([{"id": 1, "name": "b"}, {"id": 1, "name": "c"}])
+
+    result = dbt.run("up_pk", expect_success=False)
+
+    message = result.result.results[0].message
+    lines = [line.strip() for line in message.splitlines()]
+    # dbt's own headers ("Runtime Error in model ...", "Database Error"), then the materialization's message
+    first = next(line for line in lines if not line.startswith(("Runtime Error", "Database Error")))
+    assert f"id=1 occurs more than once in load {bad}" in first
+    assert not [line for line in lines if line.startswith("at ")]
+    assert len(lines) <= 12, message
