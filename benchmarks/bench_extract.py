@@ -1,15 +1,21 @@
-"""Extraction benchmark (not a test): records/s of extract, normalise and land, and peak memory, on
-GitHub-event-like records (nested objects plus a list of 0-3 commits per record).
+"""Extraction benchmark (not a test): records/s of extract, normalise and land, peak memory, and the
+real dlt 1.31 on the same records in the same run, on GitHub-event-like records (nested objects plus a
+list of 0-3 commits per record).
 
-    .venv/bin/python benchmarks/bench_extract.py [--records 1000000] [--home DIR]
+    .venv/bin/python benchmarks/bench_extract.py [--records 1000000] [--dlt-records 200000]
+                                                 [--arrow-rows 10000000] [--home DIR]
 
-Stages, each timed on its own pass over the same generated records:
-  extract    the resource generator plus the incremental cursor filter (the floor: the baseline)
-  normalise  extract + relational normalisation + typed Parquet load package on disk
-  land       Spark lands the package into Iceberg/Delta staging tables + state + `_dlt_loads`
-  end to end normalise + land, as one `pipeline.run`
-Prints the machine, the versions, the figures and the ratio to the baseline measured in the same run;
-for scale, dlt 1.31 took 41 s to extract+normalise 200k such records on this machine (~4,900/s).
+JSON path (dicts), stages timed on their own pass over the same generated records:
+  generator   the resource's generator alone: the floor, no sparkload code
+  extract     generator + the incremental cursor filter (the baseline of the first round)
+  normalise   generator + cursor + relational normalisation + typed Parquet load package on disk
+  land        Spark lands the package into Iceberg/Delta staging tables + state + `_dlt_loads`
+  end to end  normalise + land (records/s: root records of the resource per second)
+  dlt         dlt 1.31 extract + normalize to Parquet (filesystem destination, no load) of the first
+              `--dlt-records` of the same records, with `dlt.sources.incremental` on the same cursor
+Arrow path: a resource yielding Arrow tables of 100,000 rows (the same events without the commit list,
+`created_at` as a timestamp column, the incremental cursor on it): rows/s from the generator into staging.
+Prints the machine, its load average before and after, the versions, the figures and the ratios.
 """
 from __future__ import annotations
 
@@ -29,29 +35,60 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import python_extract as sl  # noqa: E402
 
-DLT_RECORDS_PER_S = 200_000 / 41
+BASE = int(dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc).timestamp())
+USERS, REPOS = 5000, 900
 
 
-def github_events(n: int):
-    """n events: actor/repo/payload objects, 0-3 commits, an ISO `created_at` rising by one second."""
-    base = int(dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc).timestamp())
-    for i in range(n):
-        ts = dt.datetime.fromtimestamp(base + i, dt.timezone.utc)
-        user, repo = i % 5000, i % 900
+def github_event(i: int) -> dict:
+    """Record `i`, written plainly: the definition `github_events` must reproduce."""
+    ts = dt.datetime.fromtimestamp(BASE + i, dt.timezone.utc)
+    user, repo = i % USERS, i % REPOS
+    return {
+        "id": str(30_000_000_000 + i), "type": "PushEvent", "public": True,
+        "created_at": f"{ts:%Y-%m-%dT%H:%M:%S}Z",
+        "actor": {"id": user, "login": f"user{user}", "display_login": f"user{user}", "gravatar_id": "",
+                  "url": f"https://api.github.com/users/user{user}",
+                  "avatar_url": f"https://avatars.githubusercontent.com/u/{user}?"},
+        "repo": {"id": repo, "name": f"org/repo{repo}", "url": f"https://api.github.com/repos/org/repo{repo}"},
+        "payload": {"push_id": 9_000_000_000 + i, "size": i % 4, "distinct_size": i % 4, "ref": "refs/heads/main",
+                    "head": f"{i:040x}", "before": f"{i + 1:040x}",
+                    "commits": [{"sha": f"{i:038x}{c:02x}", "author": {"email": f"user{user}@example.com", "name": f"User {user}"},
+                                 "message": f"change {c} of push {i}", "distinct": True,
+                                 "url": f"https://api.github.com/repos/org/repo{repo}/commits/{i:038x}{c:02x}"}
+                                for c in range(i % 4)]},
+    }
+
+
+def github_events(n: int, start: int = 0):
+    """Records start..n-1, equal to `github_event(i)` (checked at start), built from strings made once
+    (per user, per repo, per second of the day): a fresh dict per record, the generator costs less."""
+    users = [(f"user{u}", f"https://api.github.com/users/user{u}", f"https://avatars.githubusercontent.com/u/{u}?",
+              f"user{u}@example.com", f"User {u}") for u in range(USERS)]
+    repos = [(f"org/repo{r}", f"https://api.github.com/repos/org/repo{r}", f"https://api.github.com/repos/org/repo{r}/commits/")
+             for r in range(REPOS)]
+    first = dt.datetime.fromtimestamp(BASE, dt.timezone.utc)
+    clock = [f"T{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}Z" for s in range(86400)]
+    days = [f"{first + dt.timedelta(days=d):%Y-%m-%d}" for d in range((n + 86399) // 86400 + 1)]
+    for i in range(start, n):
+        user, repo, size = i % USERS, i % REPOS, i % 4
+        login, user_url, avatar, email, name = users[user]
+        repo_name, repo_url, commits_url = repos[repo]
+        hexed, push = f"{i:038x}", f" of push {i}"
         yield {
             "id": str(30_000_000_000 + i), "type": "PushEvent", "public": True,
-            "created_at": f"{ts:%Y-%m-%dT%H:%M:%S}Z",
-            "actor": {"id": user, "login": f"user{user}", "display_login": f"user{user}", "gravatar_id": "",
-                      "url": f"https://api.github.com/users/user{user}",
-                      "avatar_url": f"https://avatars.githubusercontent.com/u/{user}?"},
-            "repo": {"id": repo, "name": f"org/repo{repo}", "url": f"https://api.github.com/repos/org/repo{repo}"},
-            "payload": {"push_id": 9_000_000_000 + i, "size": i % 4, "distinct_size": i % 4, "ref": "refs/heads/main",
+            "created_at": days[i // 86400] + clock[i % 86400],
+            "actor": {"id": user, "login": login, "display_login": login, "gravatar_id": "", "url": user_url,
+                      "avatar_url": avatar},
+            "repo": {"id": repo, "name": repo_name, "url": repo_url},
+            "payload": {"push_id": 9_000_000_000 + i, "size": size, "distinct_size": size, "ref": "refs/heads/main",
                         "head": f"{i:040x}", "before": f"{i + 1:040x}",
-                        "commits": [{"sha": f"{i:038x}{c:02x}", "author": {"email": f"user{user}@example.com", "name": f"User {user}"},
-                                     "message": f"change {c} of push {i}", "distinct": True,
-                                     "url": f"https://api.github.com/repos/org/repo{repo}/commits/{i:038x}{c:02x}"}
-                                    for c in range(i % 4)]},
+                        "commits": [{"sha": hexed + sha, "author": {"email": email, "name": name},
+                                     "message": "change " + str(c) + push, "distinct": True,
+                                     "url": commits_url + hexed + sha} for c, sha in _SHAS[:size]]},
         }
+
+
+_SHAS = [(c, f"{c:02x}") for c in range(4)]
 
 
 def events_resource(n: int) -> sl.Resource:
@@ -59,6 +96,50 @@ def events_resource(n: int) -> sl.Resource:
     def github_events_(created_at=sl.incremental("created_at", initial_value="2024-01-01T00:00:00Z")):
         yield from github_events(n)
     return github_events_
+
+
+def arrow_batches(rows: int, batch: int = 100_000):
+    """Arrow tables of `batch` rows: the events without their commit list, `created_at` a timestamp."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    records = []
+    for record in github_events(batch):
+        record["payload"].pop("commits")
+        record["created_at"] = dt.datetime.fromisoformat(record["created_at"])
+        records.append(record)
+    first = pa.Table.from_pylist(records)
+    for k in range(0, rows, batch):
+        shifted = pc.add(first.column("created_at"), pa.scalar(dt.timedelta(seconds=k), pa.duration("us")))
+        yield first.set_column(first.schema.get_field_index("created_at"), "created_at", shifted).slice(0, min(batch, rows - k))
+
+
+def arrow_resource(rows: int) -> sl.Resource:
+    @sl.resource(name="github_events_arrow", table_name="events_arrow")
+    def events_arrow(created_at=sl.incremental("created_at", initial_value=dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc))):
+        yield from arrow_batches(rows)
+    return events_arrow
+
+
+def run_dlt(n: int, home: Path) -> float:
+    """Seconds dlt 1.31 takes to extract and normalise (to Parquet) the first `n` records."""
+    import dlt
+
+    os.environ.setdefault("RUNTIME__DLTHUB_TELEMETRY", "false")
+
+    @dlt.resource(name="github_events", primary_key="id", table_name="events")
+    def github_events_(created_at=dlt.sources.incremental("created_at", initial_value="2024-01-01T00:00:00Z")):
+        yield from github_events(n)
+
+    pipe = dlt.pipeline(pipeline_name="bench_dlt", destination=dlt.destinations.filesystem(bucket_url=str(home / "dlt_fs")),
+                        dataset_name="bench", pipelines_dir=str(home / "dlt_pipelines"))
+    started = time.perf_counter()
+    pipe.extract(github_events_(), loader_file_format="parquet")
+    pipe.normalize()
+    seconds = time.perf_counter() - started
+    counts = pipe.last_trace.last_normalize_info.row_counts
+    assert counts["events"] == n, counts
+    return seconds
 
 
 def peak_rss_mib() -> float:
@@ -84,31 +165,48 @@ def machine() -> str:
                 if line.startswith("model name")), platform.processor())
     mem = next((int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")), 0)
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
+    import dlt
     import pyarrow
     import pyspark
 
     return (f"machine: {os.cpu_count()} cores ({cpu}), {mem / 1024 / 1024:.0f} GiB; {platform.platform()}\n"
-            f"versions: python {platform.python_version()}, pyspark {pyspark.__version__}, pyarrow {pyarrow.__version__}, {java}")
+            f"versions: python {platform.python_version()}, pyspark {pyspark.__version__}, pyarrow {pyarrow.__version__}, "
+            f"dlt {dlt.__version__}, {java}")
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def row(name: str, seconds: float, n: int, baseline: float) -> str:
+    return f"{name:<34}{seconds:>9.1f}{n / seconds:>14,.0f}{baseline / seconds:>12.2f}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--dlt-records", type=int, default=200_000, help="records dlt runs on (0: skip dlt)")
+    parser.add_argument("--arrow-rows", type=int, default=10_000_000, help="rows of the Arrow path (0: skip)")
     parser.add_argument("--home", help="lakehouse directory (default: a new temporary one, removed afterwards)")
     args = parser.parse_args()
     n = args.records
+    assert all(a == b for a, b in zip(github_events(2000), map(github_event, range(2000))))
     home = Path(args.home or tempfile.mkdtemp(prefix="bench_extract_"))
-    pipe = sl.pipeline(pipeline_name="bench", dataset_name=f"bench_{int(time.time())}", home=str(home))
     print(machine())
+    print(f"load average before: {load_average()}")
+    pipe = sl.pipeline(pipeline_name="bench", dataset_name=f"bench_{int(time.time())}", home=str(home))
     warm = sl.pipeline(pipeline_name="bench_warmup", dataset_name=f"{pipe.dataset_name}_warmup", home=str(home))
     warm.run(events_resource(5_000))  # JVM start and JIT warm-up are not part of any stage
     print(f"table format: {pipe.spark.conf.get('spark.sparkload.table_format')}; records: {n:,}")
 
     started = time.perf_counter()
+    generated = sum(1 for _ in github_events(n))
+    generator_s = time.perf_counter() - started
+    started = time.perf_counter()
     cursor = sl.incremental("created_at", initial_value="2024-01-01T00:00:00Z").bind({}, "bench", ["id"])
     kept = sum(1 for item in github_events(n) if cursor(item))
     extract_s = time.perf_counter() - started
-    assert kept == n
+    assert kept == generated == n
 
     started = time.perf_counter()
     packages = pipe.extract([events_resource(n)])
@@ -119,19 +217,35 @@ def main() -> None:
     info = pipe.load()
     land_s = time.perf_counter() - started
     end_to_end_s = normalise_s + land_s
-
     landed = pipe.spark.sql(f"select count(*) c from {pipe.dataset_name}.events").first()["c"]
     assert landed == n, landed
     rows = sum(counts.values())
     print(f"tables: {', '.join(f'{t} {c:,}' for t, c in counts.items())} ({rows:,} rows); load {info.load_id}")
-    print(f"{'stage':<32}{'seconds':>9}{'records/s':>12}{'vs extract':>12}")
-    for name, seconds in (("extract (baseline)", extract_s), ("normalise (incl. extract)", normalise_s),
-                          ("land", land_s), ("end to end (normalise + land)", end_to_end_s)):
-        print(f"{name:<32}{seconds:>9.1f}{n / seconds:>12,.0f}{extract_s / seconds:>12.2f}")
-    print(f"peak RSS: extractor (python) {peak_rss_mib():,.0f} MiB (after normalise {rss_after_normalise:,.0f} MiB); "
+    print(f"{'stage (JSON path)':<34}{'seconds':>9}{'records/s':>14}{'vs extract':>12}")
+    for name, seconds in (("generator alone (the floor)", generator_s), ("extract (generator + cursor)", extract_s),
+                          ("normalise (incl. extract)", normalise_s), ("land", land_s),
+                          ("end to end (normalise + land)", end_to_end_s)):
+        print(row(name, seconds, n, extract_s))
+    print(f"sparkload's own share of end to end (without the generator): {n / max(end_to_end_s - generator_s, 1e-9):,.0f} records/s")
+    print(f"peak RSS: extractor (python) {rss_after_normalise:,.0f} MiB after normalise, {peak_rss_mib():,.0f} MiB after land; "
           f"Spark driver JVM {jvm_peak_rss_mib():,.0f} MiB")
-    print(f"vs dlt 1.31 extract+normalise (~{DLT_RECORDS_PER_S:,.0f} records/s here): "
-          f"normalise {n / normalise_s / DLT_RECORDS_PER_S:.1f}x, end to end {n / end_to_end_s / DLT_RECORDS_PER_S:.1f}x")
+
+    if args.arrow_rows:
+        started = time.perf_counter()
+        arrow_info = pipe.run(arrow_resource(args.arrow_rows))
+        arrow_s = time.perf_counter() - started
+        assert arrow_info.row_counts.get("events_arrow") == args.arrow_rows, arrow_info.row_counts
+        print(f"Arrow path: {args.arrow_rows:,} rows from the generator into staging in {arrow_s:.1f} s: "
+              f"{args.arrow_rows / arrow_s:,.0f} rows/s (peak RSS {peak_rss_mib():,.0f} MiB)")
+
+    if args.dlt_records:
+        m = min(args.dlt_records, n)
+        dlt_s = run_dlt(m, home)
+        dlt_rate = m / dlt_s
+        print(f"dlt {m:,} records (the first of the same): extract + normalise to Parquet {dlt_s:.1f} s, {dlt_rate:,.0f} records/s")
+        print(f"ratio to dlt (records/s): sparkload normalise {n / normalise_s / dlt_rate:.1f}x, "
+              f"end to end incl. landing {n / end_to_end_s / dlt_rate:.1f}x")
+    print(f"load average after: {load_average()}")
     if not args.home:
         shutil.rmtree(home, ignore_errors=True)
 

@@ -101,34 +101,48 @@ class Extractor:
         table = None
         written = pages = yields = reported = 0
         batches: Dict[str, List[Any]] = {}
+        passes = filters[0] if len(filters) == 1 else (lambda item: self._passes(filters, item))
+        closable = [f for f in filters if f.row_order]
+        limit = min(BATCH_ITEMS, writer.batch_rows)
+        static_table = None  # the table of every item when the resource's table name is not a function
         try:
             pages_iter = res.pages(**bound_cursors, **bound)
             for page in pages_iter:
                 if page is None:  # dlt drops a yielded None (a None inside a yielded list is an item)
                     continue
-                pages += not isinstance(page, dict)  # a page is a list of items or an Arrow table
+                page_type = type(page)
+                pages += page_type is not dict  # a page is a list of items or an Arrow table
                 yields += 1
                 closing = False
-                for item in page if isinstance(page, list) else (page,):
-                    if item is CHECKPOINT:
-                        written += self._flush_batches(writer, res, batches)
-                        self.not_null.raise_if_any()
-                        for f in filters:
-                            f.commit()
-                        self._seal()
-                        writer = self.writer
-                        load_id = writer.load_id
-                        continue
-                    if _is_arrow(item):
-                        table = self._table(res, None)
-                        written += self._write_arrow(writer, res, table, item, filters)
-                    elif self._passes(filters, item):
-                        table = self._table(res, item)
-                        batch = batches.setdefault(table, [])
+                for item in page if page_type is list or isinstance(page, list) else (page,):
+                    if type(item) is not dict:
+                        if item is CHECKPOINT:
+                            written += self._flush_batches(writer, res, batches)
+                            self.not_null.raise_if_any()
+                            for f in filters:
+                                f.commit()
+                            self._seal()
+                            writer = self.writer
+                            load_id = writer.load_id
+                            continue
+                        if _is_arrow(item):
+                            table = self._table(res, None)
+                            written += self._write_arrow(writer, res, table, item, filters)
+                            if closable and any(f.can_close() for f in closable):
+                                closing = True
+                                break
+                            continue
+                    if not filters or passes(item):
+                        table = static_table or self._table(res, item)
+                        if static_table is None and not callable(res.table_name):
+                            static_table = table
+                        batch = batches.get(table)
+                        if batch is None:
+                            batch = batches[table] = []
                         batch.append(item)
-                        if len(batch) >= min(BATCH_ITEMS, writer.batch_rows):
+                        if len(batch) >= limit:
                             written += self._write_batch(writer, res, table, batches.pop(table))
-                    if filters and any(f.can_close() for f in filters):
+                    if closable and any(f.can_close() for f in closable):
                         closing = True
                         break
                 if closing:
@@ -212,11 +226,8 @@ class Extractor:
     def _write_arrow(self, writer: PackageWriter, res: Resource, table: str, data: Any, filters: List[Incremental]) -> int:
         from ..normalize.arrow import normalize_arrow
 
-        if filters:
-            import pyarrow as pa
-
-            mask = [self._passes(filters, row) for row in data.to_pylist()]
-            data = data.filter(pa.array(mask, pa.bool_()))
+        for f in filters:
+            data = f.filter_arrow(data)
         if data.num_rows:
             normalized = normalize_arrow(data, self.schema, table, writer.load_id)
             self.not_null.arrow(table, normalized)

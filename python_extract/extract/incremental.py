@@ -31,13 +31,14 @@ import hashlib
 import json
 import os
 from functools import lru_cache
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 import pendulum
 import pendulum.parsing.exceptions
 
 from ..errors import IncrementalBoundaryOverflow, IncrementalCursorPathMissing, IncrementalError
-from ..normalize.schema import parse_timestamp
 from .jsonpath import MISSING, compile_path, find_first, simple_field
 
 BOUNDARY_LIMIT = 10_000
@@ -45,25 +46,37 @@ ON_MISSING = ("raise", "include", "exclude")
 RANGES = ("open", "closed")
 ROW_ORDERS = (None, "asc", "desc")
 _UTC = dt.timezone.utc
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=_UTC)
 
 
 @lru_cache(maxsize=8192)
+def _parse_other_text(value: str) -> Any:
+    """ISO 8601 forms the C parser does not take, through pendulum; other strings stay strings."""
+    try:
+        parsed = pendulum.parse(value, tz="UTC")
+    except (ValueError, TypeError, pendulum.parsing.exceptions.ParserError):
+        return value
+    return parsed if isinstance(parsed, dt.datetime) else value
+
+
 def _parse_text(value: str) -> Any:
-    """An ISO 8601 string as an aware datetime (fast C parser first, pendulum for the other ISO
-    forms); other strings stay strings."""
+    """An ISO 8601 string as an aware datetime (naive means UTC); other strings stay strings."""
     if len(value) >= 10 and value[4:5] == "-" and value[7:8] == "-":
-        parsed = parse_timestamp(value)
-        if parsed is None:
-            try:
-                parsed = pendulum.parse(value, tz="UTC")
-            except (ValueError, TypeError, pendulum.parsing.exceptions.ParserError):
-                return value
-        return parsed if isinstance(parsed, dt.datetime) else value
+        try:
+            parsed = dt.datetime.fromisoformat(value)
+        except ValueError:
+            return _parse_other_text(value)
+        return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=_UTC)
     return value
 
 
 def cursor_key(value: Any) -> Any:
     """What cursor values are compared by: instants for datetimes, dates and ISO strings."""
+    kind = type(value)
+    if kind is str:
+        return _parse_text(value)
+    if kind is int or kind is float:
+        return value
     if isinstance(value, str):
         return _parse_text(value)
     if isinstance(value, dt.datetime):
@@ -71,6 +84,10 @@ def cursor_key(value: Any) -> Any:
     if isinstance(value, dt.date):
         return dt.datetime(value.year, value.month, value.day, tzinfo=_UTC)
     return value
+
+
+def _micros(value: dt.datetime) -> int:
+    return (value - _EPOCH) // dt.timedelta(microseconds=1)
 
 
 def _shift(value: Any, lag: float) -> Any:
@@ -176,7 +193,9 @@ class Incremental:
         bound._dedup = not (self.range_start == "open" or self.is_stateless or lagged or bound._dedup_key == [])
         bound._start_hashes = set(entry.get("unique_hashes", [])) if entry and bound._dedup and not lagged else set()
         bound.start_value = bound.last_value = start
-        bound._last_key = None if start is None else cursor_key(start)
+        bound._last_key = bound._start_key = None if start is None else cursor_key(start)
+        bound._end_key = None if self.end_value is None else cursor_key(self.end_value)
+        bound._ascending = self.last_value_func is max
         bound.start_out_of_range = bound.end_out_of_range = False
         bound._last_rows, bound._overflow = [], 0
         bound._kept = False
@@ -223,24 +242,19 @@ class Incremental:
 
     def _call_ordered(self, row: Any, value: Any) -> bool:
         """`__call__` for max/min: the same rules on parsed keys, each parsed once (the hot path)."""
-        key, ascending = cursor_key(value), self.last_value_func is max
-
-        def after(a: Any, b: Any) -> bool:
-            return a > b if ascending else a < b
-
-        if self.end_value is not None:
-            end = cursor_key(self.end_value)
-            if after(key, end) or (self.range_end == "open" and key == end):
-                self.end_out_of_range = True
-                return False
-        if self.start_value is not None:
-            start = cursor_key(self.start_value)
-            if after(start, key) or (key == start and (self.range_start == "open" or (
-                    self._start_hashes and self.row_hash(row) in self._start_hashes))):
-                self.start_out_of_range = True
-                return False
+        key = cursor_key(value)
+        ascending = self._ascending
+        end = self._end_key
+        if end is not None and ((key > end if ascending else key < end) or (key == end and self.range_end == "open")):
+            self.end_out_of_range = True
+            return False
+        start = self._start_key
+        if start is not None and ((start > key if ascending else start < key) or (key == start and (
+                self.range_start == "open" or (self._start_hashes and self.row_hash(row) in self._start_hashes)))):
+            self.start_out_of_range = True
+            return False
         last = self._last_key
-        if last is None or after(key, last):
+        if last is None or (key > last if ascending else key < last):
             self.last_value, self._last_key = value, key
             self._last_rows, self._overflow = [row], 0
         elif self._dedup and key == last:
@@ -250,6 +264,85 @@ class Incremental:
                 self._overflow += 1
         self._kept = True
         return True
+
+    def filter_arrow(self, data: Any) -> Any:
+        """`data` (an Arrow table) without the rows the cursor drops, as `__call__` row by row would,
+        computed on whole columns for max/min over a top-level column of numbers, timestamps or dates;
+        other cursors go row by row."""
+        import pyarrow as pa
+
+        prepared = self._arrow_keys(data) if self.builtin and self._field is not None else None
+        if prepared is None:
+            return data.filter(pa.array([self(row) for row in data.to_pylist()], pa.bool_()))
+        keys, valid, as_key = prepared
+        if not valid.all() and self.on_cursor_value_missing == "raise":
+            row = data.slice(int(np.argmin(valid)), 1).to_pylist()[0]
+            raise IncrementalCursorPathMissing(self.resource_name, self.cursor_path, row)
+        asc, keep = self._ascending, valid.copy()
+        if self._end_key is not None:
+            end = as_key(self._end_key)
+            past = valid & ((keys > end) if asc else (keys < end))
+            if self.range_end == "open":
+                past |= valid & (keys == end)
+            self.end_out_of_range |= bool(past.any())
+            keep &= ~past
+        if self._start_key is not None:
+            start = as_key(self._start_key)
+            early = valid & ((keys < start) if asc else (keys > start))
+            at_start = keep & (keys == start)
+            if self.range_start == "open":
+                early |= at_start
+            elif self._start_hashes and at_start.any():
+                where = np.nonzero(at_start)[0]
+                for i, row in zip(where, data.take(pa.array(where)).to_pylist()):
+                    early[i] = self.row_hash(row) in self._start_hashes
+            self.start_out_of_range |= bool((keep & early).any())
+            keep &= ~early
+        if keep.any():
+            self._kept = True
+            best = keys[keep].max() if asc else keys[keep].min()
+            new = self._last_key is None or ((best > as_key(self._last_key)) if asc else (best < as_key(self._last_key)))
+            if new or best == as_key(self._last_key):
+                where = np.nonzero(keep & (keys == best))[0]
+                if new:
+                    self.last_value = data.column(self._field)[int(where[0])].as_py()
+                    self._last_key, self._last_rows, self._overflow = cursor_key(self.last_value), [], 0
+                take = where if self._dedup else where[:1] if new else where[:0]
+                for row in data.take(pa.array(take)).to_pylist():
+                    if not self._last_rows or len(self._last_rows) < self.boundary_limit:
+                        self._last_rows.append(row)
+                    else:
+                        self._overflow += 1
+        if self.on_cursor_value_missing == "include" and not valid.all():
+            self._kept = True
+            keep |= ~valid
+        return data.filter(pa.array(keep))
+
+    def _arrow_keys(self, data: Any) -> Optional[Tuple[np.ndarray, np.ndarray, Callable[[Any], Any]]]:
+        """(keys, valid, as_key): the cursor column as numpy values comparable with `as_key(cursor key)`
+        (numbers; timestamps and dates as UTC microseconds), or None when only row by row can compare."""
+        import pyarrow as pa
+        import pyarrow.types as t
+
+        if self._field not in data.column_names:
+            return None
+        column = data.column(self._field).combine_chunks()
+        kind, bounds = column.type, [k for k in (self._start_key, self._end_key, self._last_key) if k is not None]
+        valid = column.is_valid().to_numpy(zero_copy_only=False)
+        if t.is_integer(kind) or t.is_floating(kind):
+            if not all(type(k) in (int, float) for k in bounds):
+                return None
+            as_float = t.is_floating(kind) or any(type(k) is float for k in bounds)
+            values = column.cast(pa.float64() if as_float else pa.int64()).fill_null(0).to_numpy()
+            return values, valid, (float if as_float else int)
+        if not (t.is_timestamp(kind) or t.is_date(kind)) or not all(isinstance(k, dt.datetime) for k in bounds):
+            return None
+        try:
+            stamps = column.cast(pa.timestamp("us")) if t.is_date(kind) else column
+            micros = stamps.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).fill_null(0).to_numpy()
+        except pa.ArrowInvalid:
+            return None
+        return micros, valid, _micros
 
     def can_close(self) -> bool:
         """True when `row_order` says no later row can pass: the extractor stops the resource."""

@@ -57,18 +57,20 @@ def land_table(spark, package: LoadPackage, table: str) -> None:
     name = qualified(dataset, table)
     df = spark.read.schema(_spark_schema(package, table)).parquet(str(package.table_dir(table)))
     if not spark.catalog.tableExists(f"{dataset}.{table}"):
-        create = df.limit(0).writeTo(name).using(fmt)
+        # a new table is created with the rows in one atomic statement (a retry finds it and goes on below)
+        package.mark_landing(table)
+        create = df.writeTo(name).using(fmt)
         for key, value in TABLE_PROPERTIES.get(fmt, {}).items():
             create = create.tableProperty(key, value)
         create.create()
-    else:
-        existing = {f.name for f in spark.table(name).schema.fields}
-        new = [f for f in df.schema.fields if f.name not in existing]
-        if new:
-            cols = ", ".join(f"{ident(f.name)} {f.dataType.simpleString()}" for f in new)
-            spark.sql(f"alter table {name} add columns ({cols})")
-        if package.landing_started(table):
-            spark.sql(f"delete from {name} where `_dlt_load_id` = {literal(package.load_id)}")
+        return
+    existing = {f.name for f in spark.table(name).schema.fields}
+    new = [f for f in df.schema.fields if f.name not in existing]
+    if new:
+        cols = ", ".join(f"{ident(f.name)} {f.dataType.simpleString()}" for f in new)
+        spark.sql(f"alter table {name} add columns ({cols})")
+    if package.landing_started(table):
+        spark.sql(f"delete from {name} where `_dlt_load_id` = {literal(package.load_id)}")
     package.mark_landing(table)
     target_fields = spark.table(name).schema.fields
     have = set(df.columns)

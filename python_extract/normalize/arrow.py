@@ -48,7 +48,7 @@ def _flat_columns(data, table: str):
 def normalize_arrow(data, schema: Schema, table: str, load_id: str):
     import pyarrow as pa
 
-    from .arrow_batch import random_ids
+    from .ids import random_ids
 
     columns = schema.table(table).columns
     names, arrays = [], []
@@ -65,7 +65,7 @@ def normalize_arrow(data, schema: Schema, table: str, load_id: str):
         arrays.append(column.cast(arrow_type(known)))
     schema._types.pop(table, None)
     n = data.num_rows
-    for name, values in (("_dlt_load_id", pa.array([load_id] * n, pa.string())), ("_dlt_id", random_ids(n))):
+    for name, values in (("_dlt_load_id", pa.repeat(load_id, n)), ("_dlt_id", random_ids(n))):
         columns.setdefault(name, {"nullable": False})["data_type"] = "text"
         names.append(name)
         arrays.append(values)

@@ -14,8 +14,6 @@ caller normalises that batch row by row.
 """
 from __future__ import annotations
 
-import base64
-import os
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -24,7 +22,8 @@ import pyarrow.compute as pc
 
 from .arrow import _dlt_type
 from .coerce import detect_type, py_type
-from .relational import LIST_OF_LISTS, _column, child_id
+from .ids import child_ids, random_ids
+from .relational import LIST_OF_LISTS, _column
 from .schema import Schema, arrow_type
 from .naming import path_name
 
@@ -36,13 +35,6 @@ _ISO_NAIVE = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,6})?$"
 
 class _Fallback(Exception):
     """This batch needs the row-by-row path."""
-
-
-def random_ids(n: int) -> pa.Array:
-    """n random 14-character ids (84 random bits each, from os.urandom), as `uniq_id` but vectorised."""
-    raw = np.frombuffer(base64.b64encode(os.urandom(12 * n)), dtype=np.uint8).reshape(n, 16)[:, :14]
-    offsets = np.arange(0, 14 * (n + 1), 14, dtype=np.int32)
-    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets.tobytes()), pa.py_buffer(raw.tobytes()))
 
 
 def normalize_batch(items: List[Any], table: str, load_id: str, schema: Schema,
@@ -95,7 +87,7 @@ def _normalize(struct: pa.StructArray, locate: Locate, table: str, load_id: str,
              for name, keys, array in columns]
     typed = [(name, array) for name, array in typed if array is not None]
     links = [("_dlt_parent_id", child[0]), ("_dlt_list_idx", child[1]), ("_dlt_root_id", root_ids)] if child else []
-    links += [("_dlt_id", ids), ("_dlt_load_id", pa.array(np.full(n, load_id, dtype=object), pa.string()))]
+    links += [("_dlt_id", ids), ("_dlt_load_id", pa.repeat(load_id, n))]
     for name, array in links:
         schema.tables[table].columns.setdefault(name, {"nullable": True})["data_type"] = _dlt_type(array.type)
         typed.append((name, array))
@@ -110,7 +102,7 @@ def _normalize(struct: pa.StructArray, locate: Locate, table: str, load_id: str,
         idx = np.arange(len(parents)) - np.repeat(starts, lengths)
         elements = values.flatten()
         parent_ids = ids.take(pa.array(parents))
-        child_ids = pa.array([child_id(p, child_table, int(i)) for p, i in zip(parent_ids.to_pylist(), idx)], pa.string())
+        ids_of_children = child_ids(parent_ids, child_table, idx)
 
         def element(j: int, keys: Tuple[str, ...] = keys, parents: np.ndarray = parents, idx: np.ndarray = idx) -> Any:
             return _get(locate(int(parents[j])), keys)[int(idx[j])]
@@ -123,7 +115,7 @@ def _normalize(struct: pa.StructArray, locate: Locate, table: str, load_id: str,
             locate_element = lambda j, element=element: {"value": element(j)}  # noqa: E731
         else:
             locate_element = element
-        _normalize(elements, locate_element, child_table, load_id, schema, on_table, out, child_ids,
+        _normalize(elements, locate_element, child_table, load_id, schema, on_table, out, ids_of_children,
                    root_ids.take(pa.array(parents)), (parent_ids, pa.array(idx, pa.int64())))
 
 

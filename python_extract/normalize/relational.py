@@ -20,12 +20,10 @@ Yields `(table, row)` with parent rows before their children.
 """
 from __future__ import annotations
 
-import base64
-import hashlib
-import os
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from .exceptions import ColumnNameCollision
+from .ids import child_id, uniq_id
 from .naming import normalize_path, path_name
 
 Row = Dict[str, Any]
@@ -33,16 +31,6 @@ IsJson = Callable[[str, str], bool]
 DEFAULT_NESTING = 1000
 LIST_OF_LISTS = "list"
 _names: Dict[Tuple[str, str], str] = {}
-
-
-def uniq_id() -> str:
-    """A random 14-character id, as dlt's `_dlt_id` of root rows."""
-    return base64.b64encode(os.urandom(10)).decode("ascii")[:14]
-
-
-def child_id(parent_id: str, table: str, idx: int) -> str:
-    digest = hashlib.blake2b(f"{parent_id}_{table}_{idx}".encode(), digest_size=10).digest()
-    return base64.b64encode(digest).decode("ascii")[:14]
 
 
 def _column(prefix: str, key: str) -> str:

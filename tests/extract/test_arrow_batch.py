@@ -105,3 +105,19 @@ def test_arrow_batch__hands_back_a_clash_with_the_known_column_type():
     schema, _ = _fast([{"a": True}])
     out = normalize_batch([{"a": "yes!"}], "t", "2.0", schema, lambda c, p: None)
     assert out is None and schema.typed_columns("t")["a"] == "bool"
+
+
+def test_child_ids__the_column_at_once_equals_the_row_by_row_ids():
+    import numpy as np
+    import pyarrow as pa
+
+    from python_extract.normalize.ids import child_id, child_ids, random_ids
+
+    parents = random_ids(50).take(pa.array(np.repeat(np.arange(50), 3)))  # three children per parent
+    idx = np.tile(np.arange(3), 50)
+    assert child_ids(parents, "t__l", idx).to_pylist() == [child_id(p, "t__l", int(i)) for p, i in zip(parents.to_pylist(), idx)]
+    odd = pa.array(["a user's own id", "x" * 14])                # ids of other lengths take the row path
+    assert child_ids(odd, "t__l", np.arange(2)).to_pylist() == [child_id("a user's own id", "t__l", 0), child_id("x" * 14, "t__l", 1)]
+    ids = child_ids(parents, "t__l", idx).to_pylist()
+    assert len(set(ids)) == len(ids) and all(len(i) == 14 for i in ids)
+    assert child_id(ids[0], "t__m", 0) != child_id(ids[0], "t__l", 0) != child_id(ids[0], "t__l", 1)
