@@ -12,9 +12,13 @@ Raises `PipelineStepFailed(step='load', load_id, table)`.
 from __future__ import annotations
 
 import logging
+import os
 import random
+import shutil
 import time
+from pathlib import Path
 from typing import Callable, Optional
+from urllib.parse import unquote, urlparse
 
 from ..errors import PipelineStepFailed
 from ..hooks import Hooks
@@ -52,33 +56,83 @@ def _spark_schema(package: LoadPackage, table: str) -> str:
 
 
 def land_table(spark, package: LoadPackage, table: str) -> None:
-    """Append the package's rows of `table`; a retried landing first removes what the attempt wrote."""
+    """Append the package's rows of `table`; a retried landing first removes what the attempt wrote.
+
+    Iceberg tables in a local warehouse take the package's Parquet files as they are (linked into the
+    table's data folder and registered with Iceberg's `add_files`: one commit, no rewrite); otherwise
+    Spark reads them and appends (a new table is created with its rows in one statement)."""
     dataset, fmt = package.dataset, session_format(spark)
     name = qualified(dataset, table)
-    df = spark.read.schema(_spark_schema(package, table)).parquet(str(package.table_dir(table)))
-    if not spark.catalog.tableExists(f"{dataset}.{table}"):
+    exists = spark.catalog.tableExists(f"{dataset}.{table}")
+    if not exists and not (fmt == "iceberg" and _local_warehouse(spark)):
         # a new table is created with the rows in one atomic statement (a retry finds it and goes on below)
         package.mark_landing(table)
-        create = df.writeTo(name).using(fmt)
+        create = _package_rows(spark, package, table).writeTo(name).using(fmt)
         for key, value in TABLE_PROPERTIES.get(fmt, {}).items():
             create = create.tableProperty(key, value)
         create.create()
         return
-    existing = {f.name for f in spark.table(name).schema.fields}
-    new = [f for f in df.schema.fields if f.name not in existing]
-    if new:
-        cols = ", ".join(f"{ident(f.name)} {f.dataType.simpleString()}" for f in new)
-        spark.sql(f"alter table {name} add columns ({cols})")
-    if package.landing_started(table):
+    _ensure_columns(spark, package, table, name, exists, fmt)
+    if exists and package.landing_started(table):
         spark.sql(f"delete from {name} where `_dlt_load_id` = {literal(package.load_id)}")
     package.mark_landing(table)
-    target_fields = spark.table(name).schema.fields
-    have = set(df.columns)
-    aligned = df.selectExpr(*[
+    data_dir = _local_data_dir(spark, name) if fmt == "iceberg" else None
+    if data_dir is not None:
+        _add_files(spark, package, table, name, data_dir)
+        return
+    rows = _package_rows(spark, package, table)
+    have = set(rows.columns)
+    aligned = rows.selectExpr(*[
         ident(f.name) if f.name in have else f"cast(null as {f.dataType.simpleString()}) as {ident(f.name)}"
-        for f in target_fields
+        for f in spark.table(name).schema.fields
     ])
     aligned.writeTo(name).append()
+
+
+def _package_rows(spark, package: LoadPackage, table: str):
+    return spark.read.schema(_spark_schema(package, table)).parquet(str(package.table_dir(table)))
+
+
+def _ensure_columns(spark, package: LoadPackage, table: str, name: str, exists: bool, fmt: str) -> None:
+    """Create the table (empty) or add the package's new columns to it."""
+    if not exists:
+        properties = ", ".join(f"{literal(k)} = {literal(v)}" for k, v in TABLE_PROPERTIES.get(fmt, {}).items())
+        spark.sql(f"create table {name} ({_spark_schema(package, table)}) using {fmt}"
+                  + (f" tblproperties ({properties})" if properties else ""))
+        return
+    existing = {f.name for f in spark.table(name).schema.fields}
+    new = [(c, t) for c, t in package.schema.typed_columns(table).items() if c not in existing]
+    if new:
+        spark.sql(f"alter table {name} add columns ({', '.join(f'{ident(c)} {spark_type(t)}' for c, t in new)})")
+
+
+def _local_warehouse(spark) -> bool:
+    catalog = spark.conf.get("spark.sql.defaultCatalog", None)
+    warehouse = spark.conf.get(f"spark.sql.catalog.{catalog}.warehouse", None) if catalog else None
+    return bool(warehouse) and urlparse(warehouse).scheme in ("", "file")
+
+
+def _local_data_dir(spark, name: str) -> Optional[Path]:
+    """The data folder of an Iceberg table when it lives on the local file system, else None."""
+    rows = spark.sql(f"describe table extended {name}").collect()
+    location = urlparse(next((r[1] for r in rows if r[0] == "Location"), "") or "")
+    return Path(unquote(location.path)) / "data" if location.path and location.scheme in ("", "file") else None
+
+
+def _add_files(spark, package: LoadPackage, table: str, name: str, data_dir: Path) -> None:
+    """Link the package's Parquet parts of `table` into a folder of the table's own and register them."""
+    target = data_dir / f"load-{package.load_id}"
+    shutil.rmtree(target, ignore_errors=True)  # a retry: what the attempt registered was deleted above
+    target.mkdir(parents=True)
+    for part in sorted(package.table_dir(table).glob("*.parquet")):
+        try:
+            os.link(part, target / part.name)
+        except OSError:  # another file system
+            shutil.copyfile(part, target / part.name)
+    catalog = spark.conf.get("spark.sql.defaultCatalog")
+    source = "`parquet`.`" + target.as_uri() + "`"
+    spark.sql(f"call {ident(catalog)}.system.add_files(table => {literal(name)}, source_table => {literal(source)}, "
+              "check_duplicate_files => false)").collect()
 
 
 def unland_package(spark, package: LoadPackage) -> None:
