@@ -3,7 +3,9 @@ state row, then marks the load complete with its `_dlt_loads` row (written last,
 
 Reads a `LoadPackage`; writes `<dataset>._dlt_version` (when the schema is new), `<dataset>.<table>`
 (created on first use with the session's table format, new columns added with ALTER TABLE ADD COLUMNS),
-`<dataset>._dlt_pipeline_state` and `<dataset>._dlt_loads`. A table whose landing may have been
+`<dataset>._dlt_pipeline_state` and `<dataset>._dlt_loads`. An Iceberg table in a local warehouse takes
+the package's Parquet files as they are (linked into `<table>/data/load-<load_id>-<attempt>/` and registered with
+Iceberg's `add_files`); other tables get the rows appended by Spark. A table whose landing may have been
 interrupted first loses the rows of this load id, so landing a package twice never duplicates rows.
 Writers of other pipelines may land into the same dataset at the same time: a step that loses a race
 (a commit conflict, a table another writer created first) is retried, which the rules above make safe.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import re
 import shutil
 import time
 from pathlib import Path
@@ -23,7 +26,7 @@ from urllib.parse import unquote, urlparse
 from ..errors import PipelineStepFailed
 from ..hooks import Hooks
 from ..lakehouse import session_format
-from ..normalize.schema import spark_type
+from ..normalize.schema import SPARK_TYPES, arrow_type, spark_type
 from ..packages import LoadPackage, PackageStorage
 from .destination import LOADS_TABLE, STATE_TABLE, VERSION_TABLE, complete_load, ensure_dataset, write_schema_version, write_state
 from .sql import ident, literal, qualified
@@ -78,8 +81,11 @@ def land_table(spark, package: LoadPackage, table: str) -> None:
     package.mark_landing(table)
     data_dir = _local_data_dir(spark, name) if fmt == "iceberg" else None
     if data_dir is not None:
-        _add_files(spark, package, table, name, data_dir)
-        return
+        unfit = _unfit_for_registration(spark, package, table, name)
+        if unfit is None:
+            _add_files(spark, package, table, name, data_dir)
+            return
+        log.warning("%s: the package's files are rewritten by Spark, not registered as they are: %s", name, unfit)
     rows = _package_rows(spark, package, table)
     have = set(rows.columns)
     aligned = rows.selectExpr(*[
@@ -119,20 +125,67 @@ def _local_data_dir(spark, name: str) -> Optional[Path]:
     return Path(unquote(location.path)) / "data" if location.path and location.scheme in ("", "file") else None
 
 
-def _add_files(spark, package: LoadPackage, table: str, name: str, data_dir: Path) -> None:
-    """Link the package's Parquet parts of `table` into a folder of the table's own and register them."""
-    target = data_dir / f"load-{package.load_id}"
-    shutil.rmtree(target, ignore_errors=True)  # a retry: what the attempt registered was deleted above
-    target.mkdir(parents=True)
+def _unfit_for_registration(spark, package: LoadPackage, table: str, name: str) -> Optional[str]:
+    """Why the package's Parquet files of `table` cannot be registered as they are, else None.
+
+    Iceberg reads a registered file by column name, with the table's types: every column of every part
+    must carry exactly the Parquet type Spark would write for the table's column, and a column the part
+    lacks must be nullable. Otherwise (e.g. a table another writer created with other types) the rows
+    go through Spark, whose casts or errors then apply."""
+    import pyarrow.parquet as pq
+
+    expected = {spark_type(t): arrow_type(t) for t in SPARK_TYPES}
+    fields = {f.name: f for f in spark.table(name).schema.fields}
     for part in sorted(package.table_dir(table).glob("*.parquet")):
-        try:
-            os.link(part, target / part.name)
-        except OSError:  # another file system
-            shutil.copyfile(part, target / part.name)
+        schema = pq.read_schema(part)
+        for column in schema:
+            field = fields.get(column.name)
+            if field is None:
+                return f"column {column.name} of {part.name} is not a column of the table"
+            want = expected.get(field.dataType.simpleString())
+            if want is None or column.type != want:
+                return f"column {column.name} is {column.type} in {part.name}, {field.dataType.simpleString()} in the table"
+        missing = [f for f in fields.values() if f.name not in schema.names and not f.nullable]
+        if missing:
+            return f"column {missing[0].name} is required by the table and missing from {part.name}"
+    return None
+
+
+def _add_files(spark, package: LoadPackage, table: str, name: str, data_dir: Path) -> None:
+    """Link the package's Parquet parts of `table` into a new folder of the table's own and register them.
+
+    Each attempt takes a folder of its own (`load-<load_id>-<attempt>`): a file an earlier attempt
+    registered stays where older snapshots (and readers of them) find it; an earlier attempt's folder no
+    snapshot references (killed between linking and committing) is deleted after this attempt committed.
+    Hard links (copies across file systems) keep the files when the package is deleted; their time is
+    set to now, so no orphan-file removal takes them for old before they are committed."""
+    attempt = re.compile(rf"load-{re.escape(package.load_id)}-(\d+)")
+    earlier = {d: int(m.group(1)) for d in data_dir.glob(f"load-{package.load_id}-*") if (m := attempt.fullmatch(d.name))}
+    target = data_dir / f"load-{package.load_id}-{1 + max(earlier.values(), default=0)}"
+    parts = sorted(package.table_dir(table).glob("*.parquet"))
+    if not parts:
+        return
+    _link(parts, target)
     catalog = spark.conf.get("spark.sql.defaultCatalog")
     source = "`parquet`.`" + target.as_uri() + "`"
     spark.sql(f"call {ident(catalog)}.system.add_files(table => {literal(name)}, source_table => {literal(source)}, "
               "check_duplicate_files => false)").collect()
+    if earlier:
+        referenced = {Path(unquote(urlparse(r[0]).path)).parent.name for r in spark.sql(
+            f"select file_path from {name}.all_data_files where file_path like {literal(f'%/load-{package.load_id}-%')}").collect()}
+        for folder in earlier:
+            if folder.name not in referenced:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def _link(parts, target: Path) -> None:
+    target.mkdir(parents=True)
+    for part in parts:
+        try:
+            os.link(part, target / part.name)
+        except OSError:  # another file system
+            shutil.copyfile(part, target / part.name)
+        os.utime(target / part.name)
 
 
 def unland_package(spark, package: LoadPackage) -> None:

@@ -1,4 +1,5 @@
-"""A pipeline run that kills its own process (SIGKILL) at a documented hook point; used by
+"""A pipeline run that kills its own process (SIGKILL) at a documented hook point (or between linking a
+table's files and registering them); used by
 test_crash.py as `python -m tests.extract.crash_child HOME DATASET PIPELINES_DIR EVENT ROWS`."""
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import signal
 import sys
 
 import python_extract as sl
+from python_extract.load import spark_loader
 
 
 def events(rows: int) -> sl.Resource:
@@ -18,10 +20,30 @@ def events(rows: int) -> sl.Resource:
     return events_
 
 
+LINKED_NOT_COMMITTED = "table_landed_then_files_linked"
+
+
+def _die_when_linking(nth: int) -> None:
+    """SIGKILL once the `nth` table's Parquet files are linked into its Iceberg data folder, before the
+    commit that registers them (the tables before it landed completely)."""
+    real, calls = spark_loader._link, []
+
+    def link(parts, target):
+        real(parts, target)
+        calls.append(target)
+        if len(calls) == nth:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    spark_loader._link = link
+
+
 def main(home: str, dataset: str, pipelines_dir: str, event: str, rows: str) -> None:
     pipe = sl.pipeline(pipeline_name=dataset, dataset_name=dataset, pipelines_dir=pipelines_dir,
                        lakehouse=sl.LakehouseConfig.from_env(home=home))
-    pipe.hooks.register(event, lambda **_: os.kill(os.getpid(), signal.SIGKILL))
+    if event == LINKED_NOT_COMMITTED:
+        _die_when_linking(2)
+    else:
+        pipe.hooks.register(event, lambda **_: os.kill(os.getpid(), signal.SIGKILL))
     pipe.run(events(int(rows)))
     sys.exit(3)  # the hook never fired: the test reports it
 

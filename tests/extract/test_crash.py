@@ -14,12 +14,13 @@ import pytest
 
 import python_extract as sl
 
-from .crash_child import events
+from .conftest import unregistered_folders
+from .crash_child import LINKED_NOT_COMMITTED, events
 
 BOUNDARIES = {
     "after_extract": "extract_done",
     "after_normalise": "package_sealed",
-    "after_some_tables": "table_landed",
+    "after_some_tables": LINKED_NOT_COMMITTED,   # one table landed, the next one's files linked, not committed
     "after_all_tables_before_dlt_loads": "state_written",
     "after_dlt_loads": "load_completed",
 }
@@ -85,3 +86,5 @@ def test_sigkill_at_each_boundary__rerun_lands_every_row_once_with_the_uninterru
     pipe.sync_destination()
     assert _cursor(pipe.state["sources"][dataset]["resources"]["events"]["incremental"]["ts"]) == uninterrupted_cursor
     assert pipe.packages.pending() == []
+    for table in ("events", "events__tags"):
+        assert unregistered_folders(pipe, table) == []              # no orphan of a killed attempt is left

@@ -1,0 +1,121 @@
+"""Landing a package into staging tables: Iceberg tables in a local warehouse register the package's
+Parquet files as they are (Iceberg `add_files`, no rewrite); other tables (an S3 warehouse, files whose
+types differ from the table's) are rewritten by Spark. Both ways land the same rows, evolve the table's
+columns, and land a retried package's rows once; registered files outlive the package."""
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+
+import pytest
+
+import python_extract as sl
+from python_extract.load import spark_loader
+from python_extract.packages import LoadPackage
+
+from .conftest import data_files, loads, staged, unregistered_folders
+
+
+def _two_loads(pipe):
+    pipe.run([{"id": 1, "tags": ["a"]}, {"id": 2, "tags": []}], table_name="t")
+    pipe.run([{"id": 3, "tags": ["b", "c"], "score": 1.5}], table_name="t")  # a new column and more child rows
+
+
+def test_iceberg__registers_the_package_files_without_rewriting_them_and_keeps_them_when_packages_go(pipe):
+    _two_loads(pipe)
+    first, second = loads(pipe)
+    files = data_files(pipe, "t")
+    assert sorted({f.parent.name for f in files}) == [f"load-{first}-1", f"load-{second}-1"]
+    assert all(f.is_file() and not f.is_symlink() and f.parent.parent.name == "data" for f in files)
+    shutil.rmtree(pipe.working_dir / "packages")   # packages pruned / expired
+    pipe.spark.sql("refresh table `{}`.`t`".format(pipe.dataset_name))
+    assert staged(pipe, "t", "id", "score") == [(1, None), (2, None), (3, 1.5)]   # a file of load 1 lacks `score`
+    assert sorted(v for (v,) in staged(pipe, "t__tags", "value")) == ["a", "b", "c"]
+
+
+def test_spark_rewrite__lands_the_same_rows_when_files_cannot_be_registered(pipe, monkeypatch):
+    monkeypatch.setattr(spark_loader, "_local_warehouse", lambda spark: False)
+    monkeypatch.setattr(spark_loader, "_local_data_dir", lambda spark, name: None)
+    _two_loads(pipe)
+    assert staged(pipe, "t", "id", "score") == [(1, None), (2, None), (3, 1.5)]
+    assert sorted(v for (v,) in staged(pipe, "t__tags", "value")) == ["a", "b", "c"]
+    assert not any(f.parent.name.startswith("load-") for f in data_files(pipe, "t"))
+
+
+def test_a_table_whose_types_differ_from_the_files__is_rewritten_by_spark_not_registered(pipe, caplog):
+    pipe.spark.sql(f"create database if not exists `{pipe.dataset_name}`")
+    pipe.spark.sql(f"create table `{pipe.dataset_name}`.`t` (id string, note string) using iceberg")  # another writer's
+    with caplog.at_level(logging.WARNING, logger="sparkload.load"):
+        pipe.run([{"id": 7, "note": "x"}], table_name="t")
+    assert "column id is int64 in part-00001.parquet, string in the table" in caplog.text
+    assert staged(pipe, "t", "id", "note") == [("7", "x")]          # Spark's cast, not Iceberg reading int64 as text
+    assert not any(f.parent.name.startswith("load-") for f in data_files(pipe, "t"))
+
+
+def test_s3_warehouse__takes_the_rewrite_path():
+    class Conf(dict):
+        def get(self, key, default=None):
+            return super().get(key, default)
+
+    class Spark:
+        conf = Conf({"spark.sql.defaultCatalog": "lake", "spark.sql.catalog.lake.warehouse": "s3a://bucket/wh"})
+
+        def sql(self, _):
+            class Rows:
+                def collect(self):
+                    return [("Location", "s3a://bucket/wh/raw/t")]
+            return Rows()
+
+    assert not spark_loader._local_warehouse(Spark())
+    assert spark_loader._local_data_dir(Spark(), "`raw`.`t`") is None
+    Spark.conf = Conf({"spark.sql.defaultCatalog": "lake", "spark.sql.catalog.lake.warehouse": "file:/tmp/wh"})
+    assert spark_loader._local_warehouse(Spark())
+
+
+def test_killed_between_linking_and_committing__the_rerun_registers_each_file_once_and_drops_the_orphans(pipe, monkeypatch):
+    pipe.run([{"id": 1}], table_name="t")
+    real = spark_loader._link
+    linked = []
+
+    def link_then_die(parts, target):
+        real(parts, target)
+        linked.append(target)
+        raise OSError("the process died here")
+
+    monkeypatch.setattr(spark_loader, "_link", link_then_die)
+    with pytest.raises(sl.PipelineStepFailed):
+        pipe.run([{"id": 2}, {"id": 3}], table_name="t")
+    monkeypatch.setattr(spark_loader, "_link", real)
+    assert linked and linked[0].is_dir()                            # linked, never committed
+    pipe.load()
+    assert staged(pipe, "t", "id") == [(1,), (2,), (3,)]
+    first, second = loads(pipe)
+    assert sorted(f.parent.name for f in data_files(pipe, "t")) == [f"load-{first}-1", f"load-{second}-2"]
+    assert not linked[0].exists() and unregistered_folders(pipe, "t") == []   # the unregistered folder is gone
+
+
+@pytest.mark.parametrize("registered", [True, False], ids=["add_files", "rewrite"])
+def test_a_landing_interrupted_after_its_commit__lands_its_rows_once_when_retried(pipe, monkeypatch, registered):
+    if not registered:
+        monkeypatch.setattr(spark_loader, "_local_data_dir", lambda spark, name: None)
+    pipe.run([{"id": 1}], table_name="t")
+    real = LoadPackage.mark_landed
+    failed = []
+
+    def fail_once(package, table):
+        if table == "t" and not failed:
+            failed.append(table)
+            raise OSError("the process died here")
+        real(package, table)
+
+    monkeypatch.setattr(LoadPackage, "mark_landed", fail_once)
+    with pytest.raises(sl.PipelineStepFailed):
+        pipe.run([{"id": 2}, {"id": 3}], table_name="t")   # rows committed, marker never written
+    pipe.load()                                             # the retry deletes the attempt's rows first
+    assert staged(pipe, "t", "id") == [(1,), (2,), (3,)]
+    first, second = loads(pipe)
+    if registered:
+        # the first attempt's files stay for the older snapshot that references them; the current one has the retry's
+        assert sorted(f.parent.name for f in data_files(pipe, "t")) == [f"load-{first}-1", f"load-{second}-2"]
+        assert all(f.is_file() for f in data_files(pipe, "t", "all_data_files"))
