@@ -2,7 +2,8 @@
 
     sparkload run TARGET [--pipeline-name N] [--dataset-name D] [--resource R ...] [--arg K=V ...] [--wait S]
     sparkload pipeline info NAME       state, cursors, pending and failed packages and the last loads
-    sparkload pipeline loads NAME      completed loads with status and row counts per table
+    sparkload pipeline loads NAME      completed loads with status and row counts per table; --abort LOAD_ID
+                                       marks a load aborted (status -1): every sparkload model skips it
     sparkload pipeline packages NAME   pending, failed and loaded packages; --drop-failed, --drop-pending
     sparkload pipeline reset NAME      wipe the state of resources (--resource R ..., or all after asking)
     sparkload pipeline drop NAME       wipe the state of --resource R ... and, with --drop-tables, their tables
@@ -204,12 +205,23 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _load_line(load: Dict[str, Any]) -> str:
+    from .load import destination
+
     counts = ", ".join(f"{t} {n:,}" for t, n in sorted(load["row_counts"].items())) or "state only"
-    return f"{load['load_id']}  status {load['status']}  {load['inserted_at']:%Y-%m-%d %H:%M:%S}  {counts}"
+    status = f"{load['status']} (aborted)" if load["status"] == destination.ABORTED_STATUS else load["status"]
+    return f"{load['load_id']}  status {status}  {load['inserted_at']:%Y-%m-%d %H:%M:%S}  {counts}"
 
 
 def _cmd_loads(args: argparse.Namespace) -> int:
+    from .load import destination
+
     pipe = _named_pipeline(args)
+    for load_id in getattr(args, "abort", None) or []:
+        before = destination.abort_load(pipe.spark, pipe.dataset_name, load_id)
+        if before is None:
+            raise UsageError(f"no completed load {load_id} in dataset {pipe.dataset_name}; `sparkload pipeline loads "
+                             f"{pipe.pipeline_name}` lists them")
+        print(f"load {load_id}: aborted (status {before} -> {destination.ABORTED_STATUS}); sparkload models skip it")
     pipe.sync_destination()
     found = pipe.loads()
     if not found:
@@ -353,6 +365,9 @@ def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser
         if name in ("reset", "drop", "packages"):
             p.add_argument("--yes", action="store_true", help="do not ask before wiping every resource's state or pending packages")
             _wait_option(p)
+        if name == "loads":
+            p.add_argument("--abort", action="append", metavar="LOAD_ID",
+                           help="mark a completed load aborted: every sparkload model skips it (repeatable)")
         _lakehouse_options(p, lakehouse_args)
         p.set_defaults(func=fn, command_name=name)
     text = "delete the staging rows of loads older than --older-than that every consuming model applied"

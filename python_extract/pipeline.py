@@ -185,7 +185,14 @@ class Pipeline:
             extractor = Extractor(self.packages, self.dataset_name, self.default_schema, self.state, self.hooks,
                                   default_source=self.pipeline_name, batch_rows=self.batch_rows)
             with _fewer_gc_passes(), _local_state("--pipelines-dir"):
-                return extractor.extract(resources)
+                packages = extractor.extract(resources)
+                if not packages and any(res.write_disposition == "replace" for res in resources):
+                    extractor.seal_state()  # dlt: a replace that extracts nothing still loads, and empties its tables
+                    packages = extractor.sealed
+            if packages:
+                names = {r.name for r in resources}
+                destination.record_coverage(packages[-1].root, [t for t, meta in self.default_schema.tables.items() if meta.resource in names])
+            return packages
 
     def extract_and_normalize(self, resource: Resource) -> Optional[LoadPackage]:
         """One load package of `resource`'s items (None if it yields nothing); nothing lands yet."""

@@ -15,7 +15,8 @@
     table holds (children.sql). -#}
 {% macro default__sparkload_model_batch_sql(model_sql, load_ids, cfg) -%}
   {%- set sql = adapter.dispatch('get_sparkload_batch_sql', 'sparkload')(model_sql, load_ids) -%}
-  {%- if cfg.root is not none -%}
+  {#- children of a scd2 root get new ids first (scd2_ids.sql); the child strategy restricts them then -#}
+  {%- if cfg.root is not none and not cfg.root.rewrites_ids -%}
     {%- set sql = adapter.dispatch('get_sparkload_child_rows_sql', 'sparkload')(sql, load_ids, cfg) -%}
   {%- endif -%}
   {{ return(sql) }}
@@ -62,13 +63,16 @@
   {{ return(stats) }}
 {%- endmacro %}
 
-{#- The statements a run makes, as groups {'load_ids', 'sql', 'stats'} applied in order, each followed
-    by its ledger entry: scd2 applies one load per statement (each load is a snapshot at its own
-    boundary); replace keeps the newest load that has rows; every other strategy applies all pending
-    loads in one statement (its SQL makes the newest load win per key, as applying them in order would).
-    `sql` is none when the group's loads bring no rows for this model: nothing to change. One statistics
-    query serves every group, except for scd2 over several loads, where each group gets its own. -#}
-{% macro default__sparkload_apply_groups(model_sql, load_ids, cfg) -%}
+{#- The statements a run makes, as groups {'load_ids', 'sql', 'stats', 'rows'} applied in order, each
+    followed by its ledger entry: scd2 applies one load per statement (each load is a snapshot at its own
+    boundary); replace takes the newest pending load that covered its staging table (its resource ran,
+    with rows or none: `_sparkload_load_tables`) or, where that is not recorded, the newest with rows;
+    every other strategy applies all pending loads in one statement (its SQL makes the newest load win
+    per key, as applying them in order would). `sql` is none when the group's loads bring no rows for
+    this model: nothing to change. One statistics query serves every group, except for scd2 over
+    several loads, where each group gets its own. -#}
+{% macro default__sparkload_apply_groups(model_sql, pending, cfg) -%}
+  {%- set load_ids = pending.ids -%}
   {%- if not load_ids -%}{{ return([]) }}{%- endif -%}
   {%- set batch = adapter.dispatch('sparkload_model_batch_sql', 'sparkload') -%}
   {%- set stats = adapter.dispatch('fetch_sparkload_batch_stats', 'sparkload') -%}
@@ -79,11 +83,14 @@
   {%- if cfg.strategy == 'scd2' -%}
     {%- set groups = [] -%}
     {%- for id in load_ids -%}
-      {%- do groups.append({'load_ids': [id], 'sql': batch(model_sql, [id], cfg) if id in with_rows else none, 'stats': none if per_load else all}) -%}
+      {%- do groups.append({'load_ids': [id], 'sql': batch(model_sql, [id], cfg) if id in with_rows else none, 'stats': none if per_load else all,
+                            'rows': all.loads.get(id, 0)}) -%}
     {%- endfor -%}
     {{ return(groups) }}
-  {%- elif cfg.write_disposition == 'replace' and cfg.root is none -%}
-    {{ return([{'load_ids': load_ids, 'sql': batch(model_sql, with_rows[-1:], cfg) if with_rows else none, 'stats': all}]) }}
+  {%- elif cfg.write_disposition == 'replace' and (cfg.root is none or cfg.load_tables is not none) -%}
+    {%- set taken = (with_rows + pending.covered) | unique | sort -%}
+    {{ return([{'load_ids': load_ids, 'sql': batch(model_sql, taken[-1:], cfg) if taken else none, 'stats': all,
+                'rows': all.loads.get(taken[-1], 0) if taken else 0}]) }}
   {%- endif -%}
-  {{ return([{'load_ids': load_ids, 'sql': whole if all.rows > 0 or cfg.root is not none else none, 'stats': all}]) }}
+  {{ return([{'load_ids': load_ids, 'sql': whole if all.rows > 0 or cfg.root is not none else none, 'stats': all, 'rows': all.rows}]) }}
 {%- endmacro %}

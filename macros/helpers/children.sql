@@ -46,7 +46,7 @@
   {%- endfor -%}
   {#- a statement, not run_query: PyHive cannot fetch the empty result of DDL from a Spark 3.5 thrift server -#}
   {%- call statement('sparkload_create_removed_roots') -%}
-    create table if not exists {{ rel(log) }} (`target` string, `load_id` string, `root_id` string) using {{ cfg.file_format }}
+    create table if not exists {{ rel(log) }} (`target` string, `load_id` string, `root_id` string) {{ adapter.dispatch('get_sparkload_shared_table_options_sql', 'sparkload')(cfg.file_format) }}
   {%- endcall -%}
   {#- a new table (its first statement creates it) has no rows to lose; the log is still created now,
       so child models find it in dbt's relation cache on every later run -#}

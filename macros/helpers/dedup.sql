@@ -1,15 +1,21 @@
 {#- Which batch rows survive when all pending loads are applied at once, exactly as if they were
     applied one after another: a row survives only if no newer pending load has its primary key or its
     merge key, and among the rows of one primary key in one load one wins: `dedup_sort`
-    ({'column': 'desc'|'asc'}), then `_dlt_id`, so the choice is deterministic. A delete row can win:
-    strategies drop those after this step. With `duplicate_error` (an SQL expression that raises), a key
-    that occurs twice in one load raises instead, within the same window. Emits a select of `columns`. -#}
-{% macro default__get_sparkload_dedup_sql(source_sql, columns, keys, dedup_sort=none, merge_key=[], duplicate_error=none) -%}
+    ({'column': 'desc'|'asc'}; a NULL sort value never wins, whatever the direction, as in dlt), then
+    `_dlt_id`, so the choice is deterministic. `deduplicated` (dlt's delete-insert option) keeps every
+    row of the newest load of a key instead of one. A delete row can win: strategies drop those after
+    this step. With `duplicate_error` (an SQL expression that raises), a key that occurs twice in one
+    load raises instead, within the same window. Emits a select of `columns`. -#}
+{% macro default__get_sparkload_dedup_sql(source_sql, columns, keys, dedup_sort=none, merge_key=[], duplicate_error=none, deduplicated=false) -%}
   {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
   {%- set column_list = adapter.dispatch('sparkload_column_list', 'sparkload') -%}
+  {%- if deduplicated and keys -%}
+    {{ return(adapter.dispatch('get_sparkload_dedup_sql', 'sparkload')(
+        adapter.dispatch('get_sparkload_dedup_sql', 'sparkload')(source_sql, columns, [], merge_key=keys), columns, [], merge_key=merge_key)) }}
+  {%- endif -%}
   {%- set order = [ident('_dlt_load_id') ~ ' desc'] -%}
   {%- for col, direction in (dedup_sort or {}).items() -%}
-    {%- do order.append(ident(col) ~ ' ' ~ direction ~ (' nulls last' if direction == 'desc' else ' nulls first')) -%}
+    {%- do order.append(ident(col) ~ ' ' ~ direction ~ ' nulls last') -%}
   {%- endfor -%}
   {%- do order.append(ident('_dlt_id')) -%}
   {%- set filters = [] -%}
@@ -34,5 +40,5 @@
 {% macro default__get_sparkload_survivors_sql(batch_sql, columns, cfg) -%}
   {%- set names = adapter.dispatch('_sparkload_names', 'sparkload')(columns) -%}
   {%- set error = adapter.dispatch('get_sparkload_duplicate_key_error_sql', 'sparkload')(cfg) -%}
-  {{ return(adapter.dispatch('get_sparkload_dedup_sql', 'sparkload')(batch_sql, names, cfg.primary_key, cfg.dedup_sort, cfg.merge_key, error)) }}
+  {{ return(adapter.dispatch('get_sparkload_dedup_sql', 'sparkload')(batch_sql, names, cfg.primary_key, cfg.dedup_sort, cfg.merge_key, error, cfg.deduplicated)) }}
 {%- endmacro %}

@@ -15,6 +15,14 @@
   {{ return({}) }}
 {%- endmacro %}
 
+{#- `using <format> tblproperties (...)` of the small tables every model of a schema writes to (the
+    ledger, the logs for child models): dbt runs models in threads, so their appends race. Iceberg
+    retries a commit that lost the race only 4 times by default; these tables retry longer. -#}
+{% macro default__get_sparkload_shared_table_options_sql(file_format) -%}
+  using {{ file_format }}
+  {%- if file_format == 'iceberg' %} tblproperties ('commit.retry.num-retries' = '40', 'commit.retry.min-wait-ms' = '20', 'commit.retry.max-wait-ms' = '2000'){% endif %}
+{%- endmacro %}
+
 {#- The format when `file_format` is not configured: the embedded lakehouse's (sparkload adapter), else
     var('sparkload_file_format'), else the format of the `_dlt_loads` table the staging tables share
     (looked up only then), else delta. -#}

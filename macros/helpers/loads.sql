@@ -17,54 +17,76 @@
   {{ return(none if found.dataset is none else api.Relation.create(schema=found.dataset, identifier='_dlt_loads', type='table')) }}
 {%- endmacro %}
 
-{#- Loads this target has not applied yet, oldest first, as {'ids': [...], 'inserted_at': {id: text}}:
-    loads with status `load_status_in` (any status from it on, for a full refresh, so a rebuilt stage
-    sees the loads it already passed on); for a child model, the loads its root model has applied.
-    Both small tables are read in one statement without a join and compared here. -#}
+{#- Loads this target has not applied yet, oldest first, as {'ids': [...], 'inserted_at': {id: text},
+    'pipelines': {id: schema_name}, 'covered': [ids]}: loads with status `load_status_in` (any status
+    from it on, for a full refresh, so a rebuilt stage sees the loads it already passed on; an aborted
+    load's status is -1); for a child model, the loads its root model has applied. `covered`: the
+    pending loads whose resources covered the model's staging table (`_sparkload_load_tables`), with
+    rows or without. The small tables are read in one statement without a join and compared here. -#}
 {% macro default__fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
   {%- set q = adapter.dispatch('sparkload_literal', 'sparkload') -%}
   {%- set rel = adapter.dispatch('sparkload_relation', 'sparkload') -%}
   {%- set ledger = adapter.dispatch('sparkload_ledger_relation', 'sparkload') -%}
   {%- set sql -%}
     {%- if cfg.root is not none -%}
-      select 'load', `load_id`, cast(null as string) from {{ rel(ledger(cfg.root.relation)) }}
+      select 'load', `load_id`, cast(null as string), cast(null as string) from {{ rel(ledger(cfg.root.relation)) }}
       where `target` = {{ q(cfg.root.relation.schema ~ '.' ~ cfg.root.relation.identifier) }}
     {%- else -%}
-      select 'load', `load_id`, cast(`inserted_at` as string) from {{ rel(cfg.loads) }}
+      select 'load', `load_id`, cast(`inserted_at` as string), `schema_name` from {{ rel(cfg.loads) }}
       where `status` {{ '>=' if full_refresh else '=' }} {{ cfg.load_status_in | int }}
     {%- endif %}
     union all
-    select 'applied', `load_id`, null from {{ rel(ledger(target)) }} where `target` = {{ q(target.schema ~ '.' ~ target.identifier) }}
+    select 'applied', `load_id`, null, null from {{ rel(ledger(target)) }} where `target` = {{ q(target.schema ~ '.' ~ target.identifier) }}
+    {%- if cfg.load_tables is not none and cfg.staging_table is not none %}
+    union all
+    select 'covered', `load_id`, null, null from {{ rel(cfg.load_tables) }} where `table_name` = {{ q(cfg.staging_table) }}
+    {%- endif %}
   {%- endset -%}
-  {%- set found = {'load': {}, 'applied': {}} -%}
-  {%- for row in run_query(sql) -%}{%- do found[row[0]].update({row[1]: row[2]}) -%}{%- endfor -%}
-  {%- set pending = {'ids': [], 'inserted_at': {}} -%}
+  {%- set found = {'load': {}, 'applied': {}, 'covered': {}, 'pipelines': {}} -%}
+  {%- for row in run_query(sql) -%}
+    {%- do found[row[0]].update({row[1]: row[2]}) -%}
+    {%- if row[0] == 'load' -%}{%- do found.pipelines.update({row[1]: row[3]}) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- set pending = {'ids': [], 'inserted_at': {}, 'pipelines': {}, 'covered': []} -%}
   {%- for id in found.load.keys() | sort if id not in found.applied -%}
     {%- do pending.ids.append(id) -%}
     {%- do pending.inserted_at.update({id: found.load[id]}) -%}
+    {%- do pending.pipelines.update({id: found.pipelines[id]}) -%}
+    {%- if id in found.covered -%}{%- do pending.covered.append(id) -%}{%- endif -%}
   {%- endfor -%}
   {{ return(pending) }}
 {%- endmacro %}
 
-{#- Whether the `_dlt_loads` table exists, and its table format (none when unknown), in two cheap
-    metadata statements: dbt's relation cache does not hold source schemas, and listing them describes
-    every staging table. -#}
+{#- Whether the `_dlt_loads` table exists, its table format (none when unknown) and whether
+    `_sparkload_load_tables` is beside it, in two cheap metadata statements: dbt's relation cache does
+    not hold source schemas, and listing them describes every staging table. -#}
 {% macro default__fetch_sparkload_loads_table(loads, need_format) -%}
   {%- set rel = adapter.dispatch('sparkload_relation', 'sparkload') -%}
   {%- set listed = run_query('show tables in ' ~ adapter.dispatch('sparkload_ident', 'sparkload')(loads.schema)
-      ~ ' like ' ~ adapter.dispatch('sparkload_literal', 'sparkload')(loads.identifier)) if adapter.check_schema_exists(none, loads.schema) else none -%}
-  {%- if listed is none or listed.rows | length == 0 -%}{{ return({'exists': false, 'format': none}) }}{%- endif -%}
+      ~ ' like ' ~ adapter.dispatch('sparkload_literal', 'sparkload')(loads.identifier ~ '|_sparkload_load_tables')) if adapter.check_schema_exists(none, loads.schema) else none -%}
+  {%- set names = listed.columns[1].values() | list if listed is not none and listed.rows | length > 0 else [] -%}
+  {%- if loads.identifier not in names -%}{{ return({'exists': false, 'format': none, 'load_tables': none}) }}{%- endif -%}
   {%- set found = namespace(format=none) -%}
   {%- for row in (run_query('describe table extended ' ~ rel(loads)) if need_format else []) if row[0] == 'Provider' -%}
     {%- set found.format = row[1] | lower -%}
   {%- endfor -%}
-  {{ return({'exists': true, 'format': found.format if found.format in ['delta', 'iceberg'] else none}) }}
+  {{ return({'exists': true, 'format': found.format if found.format in ['delta', 'iceberg'] else none,
+             'load_tables': api.Relation.create(schema=loads.schema, identifier='_sparkload_load_tables', type='table')
+                            if '_sparkload_load_tables' in names else none}) }}
+{%- endmacro %}
+
+{#- The staging table a model node reads: the identifier of its first dbt source; none without one. -#}
+{% macro default__sparkload_staging_table(node) -%}
+  {%- for node_id in node.depends_on.nodes if node_id.startswith('source.') -%}
+    {{ return(graph.sources[node_id].identifier) }}
+  {%- endfor -%}
+  {{ return(none) }}
 {%- endmacro %}
 
 {% macro default__run_sparkload_create_ledger(ledger, file_format) -%}
   {%- call statement('sparkload_create_ledger') -%}
     create table if not exists {{ adapter.dispatch('sparkload_relation', 'sparkload')(ledger) }}
-      (`target` string, `load_id` string, `applied_at` timestamp) using {{ file_format }}
+      (`target` string, `load_id` string, `applied_at` timestamp) {{ adapter.dispatch('get_sparkload_shared_table_options_sql', 'sparkload')(file_format) }}
   {%- endcall -%}
 {%- endmacro %}
 

@@ -1,8 +1,12 @@
-{#- scd2 row versions: a version is the `row_version_column_name` column, else every column whose
-    name does not start with `_dlt` (the validity columns excluded). Versions are compared column by
-    column with null-safe equality, never through a hash or a concatenation, so they cannot collide. -#}
+{#- scd2 row versions: a version is the `row_version_column_name` column, else the `_dlt_id` the
+    batch carries once scd2_ids.sql replaced it with a hash of the row's content (every column whose
+    name does not start with `_dlt`, the validity columns excluded) and of its nested rows. -#}
 {% macro default__sparkload_version_columns(columns, cfg) -%}
-  {%- if cfg.row_version_column_name -%}{{ return([cfg.row_version_column_name]) }}{%- endif -%}
+  {{ return([cfg.row_version_column_name or '_dlt_id']) }}
+{%- endmacro %}
+
+{#- The columns whose content makes a version: not `_dlt*`, not a validity column. -#}
+{% macro default__sparkload_content_columns(columns, cfg) -%}
   {%- set names = [] -%}
   {%- for c in columns if not c.name.startswith('_dlt') and c.name not in cfg.validity_column_names -%}
     {%- do names.append(c.name) -%}

@@ -47,7 +47,7 @@
       {%- do added.append(c) -%}
     {%- elif not adapter.dispatch('_sparkload_type_fits', 'sparkload')(c.type, types[c.name]) -%}
       {%- set msg -%}
-        sparkload model {{ model.name }}: column `{{ c.name }}` of table {{ target }} is {{ types[c.name] }}, but loads {{ load_ids | join(', ') }} bring {{ c.type }}. A type change is not applied in place: cast the column in the model, or rebuild the table with `dbt run --full-refresh --select {{ model.name }}`. The table is unchanged.
+        sparkload model {{ model.name }}: column `{{ c.name }}` of table {{ target }} is {{ types[c.name] }}, but loads {{ load_ids | join(', ') }} bring {{ c.type }}. A type change is not applied in place: cast the column in the model, or rebuild the table with `dbt run --full-refresh --select {{ model.name }}`. The table is unchanged. {{ adapter.dispatch('sparkload_abort_hint', 'sparkload')(cfg, load_ids) }}
       {%- endset -%}
       {{ exceptions.raise_compiler_error(msg) }}
     {%- endif -%}

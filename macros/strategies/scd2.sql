@@ -1,6 +1,8 @@
 {#- write_disposition='merge', strategy='scd2': the table keeps every version of every record, valid
     from the boundary of the load that brought it to the boundary of the load that retired it (the
     load's `_dlt_loads.inserted_at`, or `boundary_timestamp`). Applied one load per statement, in order.
+    A version is its `_dlt_id`: a hash of the row's content and its nested rows (scd2_ids.sql), or the
+    `row_version_column_name` column.
     - A batch row whose version is not active is inserted as a new active version.
     - An active version is retired when it is absent from the batch: from the whole table (full extract),
       or, with merge_key, only among records whose merge key occurs in the batch (incremental extract).
@@ -11,6 +13,9 @@
 {% macro default__get_sparkload_scd2_sql(target, batch_sql, columns, cfg) -%}
   {%- set sl = adapter.dispatch -%}
   {%- set names = sl('_sparkload_names', 'sparkload')(columns) -%}
+  {%- if not cfg.row_version_column_name -%}
+    {%- set batch_sql = sl('get_sparkload_scd2_versioned_sql', 'sparkload')(batch_sql, columns, cfg, cfg.family, cfg.batch.load_ids) -%}
+  {%- endif -%}
   {%- set latest = sl('get_sparkload_dedup_sql', 'sparkload')(batch_sql, names, cfg.merge_key, cfg.dedup_sort) if cfg.dedup_sort else batch_sql -%}
   {%- set versions = sl('sparkload_version_columns', 'sparkload')(columns, cfg) -%}
   {#- identical rows of one load are one version -#}

@@ -5,6 +5,13 @@
     _dlt_pipeline_state   version, engine_version, pipeline_name, state, created_at, version_hash,
                           _dlt_load_id, _dlt_id
 
+    _sparkload_load_tables load_id, table_name, row_count   (before _dlt_loads, per load and table)
+
+`_sparkload_load_tables` is sparkload's own: one row per table a load's resources covered, also with
+0 rows (a resource that yielded nothing), so a `replace` model can tell "this load emptied my table"
+from "this load was for other tables". The extractor notes the covered tables in the package
+(`record_coverage`); the load step writes them before the `_dlt_loads` row.
+
 Restoring: the state is the newest `_dlt_pipeline_state` row of the pipeline whose load has a row in
 `_dlt_loads` (any status: dbt may advance a status after applying a load; a load without its row never
 completed). The schema is the newest `_dlt_version` row of the schema name. Every write checks first
@@ -14,7 +21,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any, Dict, List, Optional
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional
 
 from ..lakehouse import session_format
 from ..normalize.schema import ENGINE_VERSION, Schema
@@ -24,11 +32,15 @@ from .sql import ident, literal, qualified
 LOADS_TABLE = "_dlt_loads"
 VERSION_TABLE = "_dlt_version"
 STATE_TABLE = "_dlt_pipeline_state"
+LOAD_TABLES_TABLE = "_sparkload_load_tables"
+COVERAGE_FILE = "covered_tables.json"
 DDL = {
     LOADS_TABLE: "`load_id` string, `schema_name` string, `status` bigint, `inserted_at` timestamp, `schema_version_hash` string",
     VERSION_TABLE: "`version` bigint, `engine_version` bigint, `inserted_at` timestamp, `schema_name` string, `version_hash` string, `schema` string",
     STATE_TABLE: "`version` bigint, `engine_version` bigint, `pipeline_name` string, `state` string, `created_at` timestamp, `version_hash` string, `_dlt_load_id` string, `_dlt_id` string",
+    LOAD_TABLES_TABLE: "`load_id` string, `table_name` string, `row_count` bigint",
 }
+ABORTED_STATUS = -1  # `_dlt_loads.status` of a load the user aborted; models select status >= 0 only
 _ensured: set = set()
 _versions_written: set = set()
 
@@ -82,11 +94,50 @@ def write_state(spark, dataset: str, load_id: str, state: State, retry: bool = T
     _append(spark, dataset, STATE_TABLE, row)
 
 
+def record_coverage(package_root: Path, tables: Iterable[str]) -> None:
+    """Note in a sealed package the tables its resources covered (rows or not)."""
+    (Path(package_root) / COVERAGE_FILE).write_text(json.dumps(sorted(set(tables))))
+
+
+def load_tables(package) -> Dict[str, int]:
+    """{table: rows} a package's load covered: its tables with rows, and the noted tables without."""
+    counts = dict(package.row_counts())
+    path = Path(package.root) / COVERAGE_FILE
+    for table in json.loads(path.read_text()) if path.exists() else []:
+        counts.setdefault(table, 0)
+    return counts
+
+
+def write_load_tables(spark, dataset: str, load_id: str, counts: Dict[str, int], retry: bool = True) -> None:
+    """The `_sparkload_load_tables` rows of `load_id`; a retry first removes what an attempt wrote."""
+    if not counts:
+        return
+    if retry:
+        spark.sql(f"delete from {qualified(dataset, LOAD_TABLES_TABLE)} where `load_id` = {literal(load_id)}")
+    rows = [(load_id, table, int(n)) for table, n in sorted(counts.items())]
+    spark.createDataFrame(rows, DDL[LOAD_TABLES_TABLE]).writeTo(qualified(dataset, LOAD_TABLES_TABLE)).append()
+
+
 def complete_load(spark, dataset: str, load_id: str, schema: Schema, retry: bool = True) -> None:
     """Write the `_dlt_loads` row (status 0): from now on the load is visible to dbt."""
     if retry and _has(spark, dataset, LOADS_TABLE, "load_id", load_id):
         return
     _append(spark, dataset, LOADS_TABLE, (load_id, schema.name, 0, _now(), schema.version_hash()))
+
+
+def abort_load(spark, dataset: str, load_id: str) -> Optional[int]:
+    """Mark a completed load aborted (status ABORTED_STATUS): models skip it from now on, so a load a
+    model refused no longer blocks the loads after it. Returns its status before, None if no such
+    load; aborting an aborted load changes nothing."""
+    if not _exists(spark, dataset, LOADS_TABLE):
+        return None
+    where = f"`load_id` = {literal(load_id)}"
+    found = spark.sql(f"select `status` from {qualified(dataset, LOADS_TABLE)} where {where}").take(1)
+    if not found:
+        return None
+    if found[0]["status"] != ABORTED_STATUS:
+        spark.sql(f"update {qualified(dataset, LOADS_TABLE)} set `status` = {ABORTED_STATUS} where {where}")
+    return found[0]["status"]
 
 
 def read_state(spark, dataset: str, pipeline_name: str) -> Optional[Dict[str, Any]]:

@@ -1,5 +1,6 @@
 """Load stage: lands a load package's tables into staging tables of the lakehouse, then writes its
-state row, then marks the load complete with its `_dlt_loads` row (written last, status 0).
+state row and the tables its resources covered (`_sparkload_load_tables`), then marks the load
+complete with its `_dlt_loads` row (written last, status 0).
 
 Reads a `LoadPackage`; writes `<dataset>._dlt_version` (when the schema is new), `<dataset>.<table>`
 (created on first use with the session's table format, new columns added with ALTER TABLE ADD COLUMNS),
@@ -28,7 +29,10 @@ from ..hooks import Hooks
 from ..lakehouse import session_format
 from ..normalize.schema import SPARK_TYPES, arrow_type, spark_type
 from ..packages import LoadPackage, PackageStorage
-from .destination import LOADS_TABLE, STATE_TABLE, VERSION_TABLE, complete_load, ensure_dataset, write_schema_version, write_state
+from .destination import (
+    LOAD_TABLES_TABLE, LOADS_TABLE, STATE_TABLE, VERSION_TABLE, complete_load, ensure_dataset, load_tables, write_load_tables,
+    write_schema_version, write_state,
+)
 from .sql import ident, literal, qualified
 
 log = logging.getLogger("sparkload.load")
@@ -220,6 +224,10 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
             package.mark_landing(STATE_TABLE)
             _retrying(lambda again: write_state(spark, dataset, load_id, state, retry=retry or again), f"load {load_id} {STATE_TABLE}")
             hooks.emit("state_written", package=package)
+        step = LOAD_TABLES_TABLE
+        retry = package.landing_started(LOAD_TABLES_TABLE)
+        package.mark_landing(LOAD_TABLES_TABLE)
+        write_load_tables(spark, dataset, load_id, load_tables(package), retry=retry)
         step = LOADS_TABLE
         retry = package.landing_started(LOADS_TABLE)
         package.mark_landing(LOADS_TABLE)

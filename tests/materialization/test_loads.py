@@ -61,3 +61,27 @@ def test_loads__models_consume_the_same_loads_independently_and_full_refresh_reb
 
     dbt.invoke("run", "--select", "di_pk", "--full-refresh")
     assert table(spark, f"{names.target}.di_pk", "id, name") == rows_of((1, "a"), (2, "b"))
+
+
+def test_loads__a_refused_load_is_aborted_with_the_command_its_message_names(spark, stage, dbt, names, capsys):
+    from python_extract.cli import main
+
+    stage.load([{"id": 1, "name": "a"}])
+    dbt.run("up_pk")
+    refused = stage.load([{"id": 1, "name": "b"}, {"id": 1, "name": "c"}])  # a key twice: upsert refuses the load
+    result = dbt.run("up_pk", expect_success=False)
+    message = " ".join("\n".join(dbt.logs).split())
+    command = f"sparkload pipeline loads {names.staging} --dataset-name {names.staging} --abort {refused}"
+    assert not result.success and command in message
+    later = stage.load([{"id": 2, "name": "d"}])
+    assert not dbt.run("up_pk", expect_success=False).success  # the refused load blocks every later one
+    # the way out: abort it (the CLI, in this process), and `pipeline loads` shows it aborted
+    assert main(command.split()[1:] + ["--home", str(stage.pipeline.lakehouse.home)]) == 0
+    shown = capsys.readouterr().out
+    assert f"load {refused}: aborted (status 0 -> -1)" in shown
+    assert f"{refused}  status -1 (aborted)" in shown
+    dbt.run("up_pk")
+    assert table(spark, f"{names.target}.up_pk", "id, name") == rows_of((1, "a"), (2, "d"))
+    assert stage.statuses() == [0, -1, 0]
+    ledger = {r["load_id"] for r in spark.sql(f"select load_id from {names.target}._sparkload_applied_loads").collect()}
+    assert refused not in ledger and later in ledger

@@ -12,12 +12,23 @@ CASES = [
     ({"write_disposition": "merge", "strategy": "upsert-all"},
      "strategy=upsert-all is not valid for write_disposition=merge; expected one of delete-insert, upsert, scd2"),
     ({"write_disposition": "merge", "strategy": "upsert"}, "strategy=upsert needs primary_key"),
-    ({"write_disposition": "merge", "strategy": "upsert", "primary_key": "id", "merge_key": "name"}, "takes no merge_key"),
-    ({"write_disposition": "merge", "strategy": "scd2", "primary_key": "id"}, "set merge_key to the natural key"),
     ({"write_disposition": "merge", "primary_key": "id", "dedup_sort": {"name": "newest"}},
      "dedup_sort column `name` has direction newest; expected asc or desc"),
     ({"write_disposition": "merge", "strategy": "scd2", "active_record_timestamp": "i_am_not_a_timestamp"},
-     "active_record_timestamp=i_am_not_a_timestamp is not a date or timestamp"),
+     "active_record_timestamp=i_am_not_a_timestamp is not a date-time: not of the form YYYY-MM-DD"),
+    ({"write_disposition": "merge", "strategy": "scd2", "boundary_timestamp": "2024-13-45 25:00"},
+     "boundary_timestamp=2024-13-45 25:00 is not a date-time: month 13 is not 01-12"),
+    ({"write_disposition": "merge", "strategy": "scd2", "boundary_timestamp": "2024-02-30"},
+     "boundary_timestamp=2024-02-30 is not a date-time: day 30 is not 01-29"),
+    ({"write_disposition": "merge", "strategy": "scd2", "boundary_timestamp": "2024-02-03T24:00:00Z"},
+     "boundary_timestamp=2024-02-03T24:00:00Z is not a date-time: hour 24 is out of range"),
+    ({"write_disposition": "merge", "primary_key": "id", "load_status_in": "zero", "load_status_out": 1},
+     "load_status_in=zero is not a load status; expected an integer 0 or more"),
+    ({"write_disposition": "merge", "primary_key": "id", "load_status_out": -1}, "load_status_out=-1 is not a load status"),
+    ({"write_disposition": "merge", "primary_key": "id", "primary_keys": "id"},
+     "config key `primary_keys` is unknown; a sparkload model takes write_disposition, strategy, primary_key"),
+    ({"write_disposition": "merge", "strategy": "upsert", "primary_key": "id", "deduplicated": True},
+     "deduplicated=True applies only to strategy=delete-insert"),
     ({"write_disposition": "append", "strategy": "scd2"}, "strategy=scd2 applies only to write_disposition=merge"),
     ({"write_disposition": "merge", "validity_column_names": ["a", "b"]}, "validity_column_names applies only to strategy=scd2"),
     ({"write_disposition": "merge", "file_format": "parquet"}, "file_format=parquet has no row-level MERGE"),
@@ -27,14 +38,17 @@ CASES = [
 
 def test_validation__bad_configs_fail_with_a_message_naming_model_and_table(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}])
-    for probe_config, expected in CASES:
-        dbt.logs.clear()
-        result = dbt.run("config_probe", vars={"probe_config": probe_config}, expect_success=False)
-        message = " ".join("\n".join(dbt.logs).split())
-        assert not result.success, probe_config
+    assert len(CASES) <= 24, "integration_tests/models/materialization/other/probes/ has 24 probe models"
+    # one dbt run: probe model N gets CASES[N]'s config
+    result = dbt.run("tag:config_probe", vars={"probe_configs": [c for c, _ in CASES]}, expect_success=False)
+    outcome = {r.node.name: (str(r.status), " ".join((r.message or "").split())) for r in result.result.results}
+    for n, (probe_config, expected) in enumerate(CASES):
+        model = f"config_probe_{n:02d}"
+        status, message = outcome[model]
+        assert status == "error", (probe_config, status)
         assert expected in message, (probe_config, message[-2000:])
-        assert f"sparkload model config_probe (table {names.target}.config_probe)" in message
-    assert not spark.catalog.tableExists(f"{names.target}.config_probe")
+        assert f"sparkload model {model} (table {names.target}.{model})" in message
+        assert not spark.catalog.tableExists(f"{names.target}.{model}")
 
 
 def test_validation__a_key_column_missing_from_the_loads_names_column_and_loads(spark, stage, dbt, names):
@@ -47,4 +61,26 @@ def test_validation__a_key_column_missing_from_the_loads_names_column_and_loads(
     assert not result.success
     assert f"primary_key column `customer_id` is not among the model's columns (id, name, _dlt_id, _dlt_load_id) (loads {second})" in message
     assert first not in message.split("(loads")[-1].split(")")[0]
+    assert f"To skip the load instead: sparkload pipeline loads {names.staging} --dataset-name {names.staging} --abort {second}" in message
     assert table(spark, f"{names.target}.config_probe", "id, name") == rows_of((1, "a"))
+
+
+def test_validation__keys_dlt_ignores_are_accepted_with_a_warning(spark, stage, dbt, names):
+    """dlt configs port unchanged: upsert ignores merge_key, scd2 ignores primary_key."""
+    stage.load([{"id": 1, "name": "a"}, {"id": 2, "name": "a"}])
+    probe = {"write_disposition": "merge", "strategy": "upsert", "primary_key": "id", "merge_key": "name"}
+    dbt.run("config_probe", vars={"probe_config": probe})
+    stage.load([{"id": 1, "name": "a", "extra": 1}])
+    dbt.run("config_probe", vars={"probe_config": probe})
+    warning = f"sparkload model config_probe (table {names.target}.config_probe): merge_key=name is ignored by strategy=upsert"
+    assert any(warning in line for line in dbt.logs)
+    # merge_key ignored: id 2, which shares name `a` with the updated id 1, stays
+    assert table(spark, f"{names.target}.config_probe", "id, name, extra") == rows_of((1, "a", 1), (2, "a", None))
+
+    dbt.logs.clear()
+    scd2 = {"write_disposition": "merge", "strategy": "scd2", "primary_key": "id"}
+    dbt.invoke("run", "--select", "config_probe", "--full-refresh", vars={"probe_config": scd2})
+    assert any("primary_key=id is ignored by strategy=scd2" in line for line in dbt.logs)
+    # a full extract: load 2 holds only id 1, in a new version; id 2 is retired
+    assert table(spark, f"{names.target}.config_probe", "id, name, extra, _dlt_valid_to is null") == rows_of(
+        (1, "a", None, False), (2, "a", None, False), (1, "a", 1, True))

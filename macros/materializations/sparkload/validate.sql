@@ -6,6 +6,7 @@
   {%- set sl = adapter.dispatch -%}
   {%- set as_list = sl('_sparkload_as_list', 'sparkload') -%}
   {%- set dispositions, strategies = ['append', 'replace', 'merge'], ['delete-insert', 'upsert', 'scd2'] -%}
+  {%- do sl('_sparkload_validate_known_keys', 'sparkload')(target) -%}
   {%- set root = sl('_sparkload_validate_root', 'sparkload')(target) -%}
   {%- set owner = root.node.config if root is not none else config -%}
   {%- set disposition = owner.get('write_disposition') or 'append' -%}
@@ -21,9 +22,10 @@
   {%- endif -%}
   {%- set validity = config.get('validity_column_names') or ['_dlt_valid_from', '_dlt_valid_to'] -%}
   {%- set loads = sl('sparkload_loads_relation', 'sparkload')(model) -%}
+  {%- set loads_table = sl('fetch_sparkload_loads_table', 'sparkload')(loads, false) if loads is not none else none -%}
   {%- if loads is none -%}
     {{ sl('_sparkload_fail', 'sparkload')(target, 'cannot tell where `_dlt_loads` is: the model selects from no dbt source. Set config loads_dataset=\'<schema of the staging tables>\'.') }}
-  {%- elif not sl('fetch_sparkload_loads_table', 'sparkload')(loads, false).exists -%}
+  {%- elif not loads_table.exists -%}
     {{ sl('_sparkload_fail', 'sparkload')(target, 'the loads table ' ~ loads ~ ' does not exist; run the extractor first, or set loads_dataset.') }}
   {%- endif -%}
   {%- set file_format = config.get('file_format') or sl('sparkload_default_file_format', 'sparkload')(loads) -%}
@@ -33,15 +35,21 @@
       'dedup_sort': config.get('dedup_sort'), 'hard_delete': config.get('hard_delete'),
       'validity_column_names': as_list(validity), 'active_record_timestamp': config.get('active_record_timestamp'),
       'boundary_timestamp': config.get('boundary_timestamp'), 'row_version_column_name': config.get('row_version_column_name'),
+      'deduplicated': config.get('deduplicated') or false,
       'load_status_in': owner.get('load_status_in') or 0, 'load_status_out': owner.get('load_status_out'),
-      'loads': loads, 'file_format': file_format, 'partition_by': as_list(config.get('partition_by')),
+      'loads': loads, 'load_tables': loads_table.load_tables, 'staging_table': sl('sparkload_staging_table', 'sparkload')(model),
+      'file_format': file_format, 'partition_by': as_list(config.get('partition_by')),
       'tblproperties': sl('sparkload_format_tblproperties', 'sparkload')(file_format),
       'children': sl('sparkload_child_relations', 'sparkload')(model.name) if root is none else [],
       'maintenance': sl('validate_sparkload_maintenance', 'sparkload')(config.get('maintenance'), 'sparkload model ' ~ model.name ~ ' (table ' ~ target ~ ')'),
   } -%}
   {%- do cfg.tblproperties.update(config.get('tblproperties') or {}) -%}
   {%- do sl('_sparkload_validate_options', 'sparkload')(target, cfg) -%}
-  {%- set name = 'child' if root is not none and disposition != 'replace' else (strategy or disposition) -%}
+  {#- scd2 ids derive from the nested rows too: the staging tables of the records' family (scd2_ids.sql) -#}
+  {%- set versions_by_content = strategy == 'scd2' and not cfg.row_version_column_name -%}
+  {%- do cfg.update({'family': sl('fetch_sparkload_family', 'sparkload')(root.node if root is not none else model)
+                               if versions_by_content or (root is not none and root.rewrites_ids) else none}) -%}
+  {%- set name = ('child_scd2' if root.rewrites_ids else 'child') if root is not none and disposition != 'replace' else (strategy or disposition) -%}
   {%- do cfg.update({
       'strategy_macro': 'get_sparkload_' ~ name | replace('-', '_') ~ '_sql',
       'prune_keys': cfg.primary_key if strategy == 'upsert' else (cfg.merge_key or cfg.primary_key if strategy else []),
@@ -54,13 +62,19 @@
 {#- Option combinations, file format, timestamps and load statuses. -#}
 {% macro default___sparkload_validate_options(target, cfg) -%}
   {%- set fail = adapter.dispatch('_sparkload_fail', 'sparkload') -%}
-  {%- set iso = '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?)?(Z|[+-]\\d{2}:?\\d{2})?$' -%}
   {%- if cfg.strategy == 'upsert' and not cfg.primary_key -%}
     {{ fail(target, 'strategy=upsert needs primary_key (a column or a list of columns).') }}
-  {%- elif cfg.strategy == 'upsert' and cfg.merge_key -%}
-    {{ fail(target, 'strategy=upsert updates by primary_key and takes no merge_key; use strategy=delete-insert to replace rows by merge_key.') }}
-  {%- elif cfg.strategy == 'scd2' and cfg.primary_key -%}
-    {{ fail(target, 'strategy=scd2 tells versions apart by their content, not by primary_key; set merge_key to the natural key instead (incremental extracts), or nothing (full extracts).') }}
+  {%- endif -%}
+  {#- dlt ignores these keys, so a ported dlt config keeps them: warn, then ignore -#}
+  {%- for strategy, key, why in [('upsert', 'merge_key', 'upsert updates by primary_key; use strategy=delete-insert to replace rows by merge_key'),
+                                 ('scd2', 'primary_key', 'scd2 tells versions apart by their content; set merge_key to the natural key for incremental extracts')]
+        if cfg.strategy == strategy and cfg[key] -%}
+    {%- do exceptions.warn('sparkload model ' ~ model.name ~ ' (table ' ~ target ~ '): ' ~ key ~ '=' ~ cfg[key] | join(', ')
+        ~ ' is ignored by strategy=' ~ strategy ~ ', as dlt ignores it (' ~ why ~ ').') -%}
+    {%- do cfg.update({key: []}) -%}
+  {%- endfor -%}
+  {%- if config.get('deduplicated') is not none and (cfg.strategy != 'delete-insert' or config.get('deduplicated') not in [true, false]) -%}
+    {{ fail(target, 'deduplicated=' ~ config.get('deduplicated') ~ ' applies only to strategy=delete-insert and is true or false.') }}
   {%- endif -%}
   {%- set key_config = 'merge_key' if cfg.strategy == 'scd2' else 'primary_key' -%}
   {%- if cfg.dedup_sort is not none and (cfg.dedup_sort is not mapping or not cfg[key_config]) -%}
@@ -77,8 +91,14 @@
   {%- if cfg.validity_column_names | length != 2 -%}
     {{ fail(target, 'validity_column_names=' ~ cfg.validity_column_names ~ ' must name two columns: valid from, valid to.') }}
   {%- endif -%}
-  {%- for key in ['active_record_timestamp', 'boundary_timestamp'] if cfg[key] is not none and not modules.re.match(iso, cfg[key] | string) -%}
-    {{ fail(target, key ~ '=' ~ cfg[key] ~ ' is not a date or timestamp; expected ISO 8601, e.g. 9999-12-31 or 2024-08-21T12:15:00+00:00.') }}
+  {%- for key in ['active_record_timestamp', 'boundary_timestamp'] if cfg[key] is not none -%}
+    {%- set problem = adapter.dispatch('_sparkload_timestamp_problem', 'sparkload')(cfg[key]) -%}
+    {%- if problem -%}
+      {{ fail(target, key ~ '=' ~ cfg[key] ~ ' is not a date-time: ' ~ problem ~ '. Expected ISO 8601, e.g. 9999-12-31 or 2024-08-21T12:15:00+00:00 (no offset means UTC).') }}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- for key in ['load_status_in', 'load_status_out'] if cfg[key] is not none and not (cfg[key] is integer and cfg[key] >= 0) -%}
+    {{ fail(target, key ~ '=' ~ cfg[key] ~ ' is not a load status; expected an integer 0 or more (dlt writes 0; -1 marks a load aborted with `sparkload pipeline loads NAME --abort LOAD_ID`).') }}
   {%- endfor -%}
   {%- if cfg.file_format not in ['delta', 'iceberg'] -%}
     {{ fail(target, 'file_format=' ~ cfg.file_format ~ ' has no row-level MERGE; expected delta or iceberg.') }}
@@ -104,12 +124,14 @@
   {%- elif node.unique_id not in model.depends_on.nodes -%}
     {{ fail(target, 'root_model=' ~ name ~ ' must run first: add the line `-- depends_on: {{ ref(\'' ~ name ~ '\') }}` to the model.') }}
   {%- endif -%}
-  {%- for key in ['write_disposition', 'strategy', 'primary_key', 'merge_key', 'dedup_sort', 'hard_delete', 'load_status_in', 'load_status_out'] if config.get(key) is not none -%}
+  {%- for key in ['write_disposition', 'strategy', 'primary_key', 'merge_key', 'dedup_sort', 'hard_delete', 'deduplicated', 'load_status_in', 'load_status_out'] if config.get(key) is not none -%}
     {{ fail(target, key ~ ' is set, but a child model follows its root model ' ~ name ~ '; set it there.') }}
   {%- endfor -%}
   {%- set strategy = node.config.get('strategy') or 'delete-insert' -%}
   {{ return({'node': node, 'name': name, 'relation': adapter.dispatch('sparkload_node_relation', 'sparkload')(node),
-             'removes_rows': node.config.get('write_disposition') == 'merge' and strategy != 'scd2'}) }}
+             'rewrites_ids': node.config.get('write_disposition') == 'merge' and strategy == 'scd2' and not node.config.get('row_version_column_name'),
+             'removes_rows': node.config.get('write_disposition') == 'merge' and strategy != 'scd2'
+                             and (node.config.get('primary_key') or node.config.get('merge_key') or []) | length > 0}) }}
 {%- endmacro %}
 
 {#- The batch's columns: the `_dlt` columns every model keeps, the columns the config names, and no
@@ -122,11 +144,15 @@
     {{ adapter.dispatch('_sparkload_fail', 'sparkload')(target, 'column `' ~ col ~ '` is missing' ~ loads ~ '; a sparkload model selects the staging rows with their ' ~ required | join(', ') ~ ' columns.') }}
   {%- endfor -%}
   {%- set named = {'primary_key': cfg.primary_key, 'merge_key': cfg.merge_key, 'dedup_sort': (cfg.dedup_sort or {}).keys() | list,
-                   'hard_delete': [cfg.hard_delete] if cfg.hard_delete else [],
+
                    'row_version_column_name': [cfg.row_version_column_name] if cfg.row_version_column_name else []} -%}
+  {%- if cfg.hard_delete and cfg.hard_delete not in names -%}
+    {{ log('sparkload model ' ~ model.name ~ ': hard_delete column `' ~ cfg.hard_delete ~ '` is not among the columns of loads ' ~ load_ids | join(', ') ~ ' (it held only NULLs, or never occurred): no deletes in them.', info=true) }}
+  {%- endif -%}
   {%- for key, cols in named.items() -%}
     {%- for col in cols if col not in names -%}
-      {{ adapter.dispatch('_sparkload_fail', 'sparkload')(target, key ~ ' column `' ~ col ~ '` is not among the model\'s columns (' ~ names | join(', ') ~ ')' ~ loads ~ '.') }}
+      {{ adapter.dispatch('_sparkload_fail', 'sparkload')(target, key ~ ' column `' ~ col ~ '` is not among the model\'s columns (' ~ names | join(', ') ~ ')' ~ loads ~ '. '
+          ~ adapter.dispatch('sparkload_abort_hint', 'sparkload')(cfg, load_ids)) }}
     {%- endfor -%}
   {%- endfor -%}
   {%- for col in cfg.validity_column_names if cfg.strategy == 'scd2' and cfg.root is none and col in names -%}
@@ -148,9 +174,58 @@
   {%- set prefix -%}
     sparkload model {{ model.name }} (table {{ this }}): strategy=upsert needs one row per primary_key ({{ cfg.primary_key | join(', ') }}) in each load, but
   {%- endset -%}
-  {%- set suffix = '. Set dedup_sort to choose a row, or use strategy=delete-insert. The table is unchanged.' -%}
+  {%- set suffix = '. Set dedup_sort to choose a row, or use strategy=delete-insert. The table is unchanged. ' -%}
   {{ return('raise_error(concat(' ~ q(prefix ~ ' ') ~ ', concat_ws(\', \', ' ~ shown | join(', ') ~ '), '
-      ~ q(' occurs more than once in load ') ~ ', `_dlt_load_id`, ' ~ q(suffix) ~ '))') }}
+      ~ q(' occurs more than once in load ') ~ ', `_dlt_load_id`, ' ~ q(suffix) ~ ', '
+      ~ sl('sparkload_abort_hint', 'sparkload')(cfg, '`_dlt_load_id`', as_sql=true) ~ '))') }}
+{%- endmacro %}
+
+{#- The config keys of a sparkload model, besides dbt's own (ModelConfig of dbt-core 1.11) and dbt-spark's. -#}
+{% macro default__sparkload_config_keys() -%}
+  {{ return(['write_disposition', 'strategy', 'primary_key', 'merge_key', 'dedup_sort', 'hard_delete', 'deduplicated',
+             'validity_column_names', 'active_record_timestamp', 'boundary_timestamp', 'row_version_column_name',
+             'load_status_in', 'load_status_out', 'loads_dataset', 'root_model', 'file_format', 'partition_by', 'tblproperties']) }}
+{%- endmacro %}
+
+{#- A key no one knows is a typo: refuse it with the valid keys. -#}
+{% macro default___sparkload_validate_known_keys(target) -%}
+  {%- set dbt_keys = ['access', 'alias', 'batch_size', 'begin', 'column_types', 'concurrent_batches', 'contract', 'database', 'docs',
+        'enabled', 'event_time', 'freshness', 'full_refresh', 'grants', 'group', 'incremental_strategy', 'lookback', 'materialized',
+        'meta', 'on_configuration_change', 'on_schema_change', 'packages', 'persist_docs', 'post-hook', 'pre-hook', 'post_hook',
+        'pre_hook', 'quoting', 'schema', 'static_analysis', 'tags', 'unique_key', 'sql_header',
+        'buckets', 'clustered_by', 'location_root', 'merge_update_columns', 'options'] -%}
+  {%- set ours = adapter.dispatch('sparkload_config_keys', 'sparkload')() -%}
+  {%- for key in model.config.keys() | sort if key not in ours and key not in dbt_keys and not key.startswith('_') -%}
+    {{ adapter.dispatch('_sparkload_fail', 'sparkload')(target, 'config key `' ~ key ~ '` is unknown; a sparkload model takes ' ~ ours | join(', ') ~ ' (and dbt\'s own model configs).') }}
+  {%- endfor -%}
+{%- endmacro %}
+
+{#- Why `value` is not a date-time, or '' when it is: YYYY-MM-DD, optionally with THH:MM[:SS[.fraction]]
+    and an offset (Z or +HH:MM); every field in range. Without an offset it is UTC. -#}
+{% macro default___sparkload_timestamp_problem(value) -%}
+  {%- set m = modules.re.match('^(\\d{4})-(\\d{2})-(\\d{2})(?:[T ](\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.\\d{1,9})?)?)?(?:Z|z|([+-])(\\d{2}):?(\\d{2}))?$', value | string) -%}
+  {%- if value is not string or m is none -%}{{ return('not of the form YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|+HH:MM]') }}{%- endif -%}
+  {%- set y, mo, d = m.group(1) | int, m.group(2) | int, m.group(3) | int -%}
+  {%- if mo < 1 or mo > 12 -%}{{ return('month ' ~ m.group(2) ~ ' is not 01-12') }}{%- endif -%}
+  {%- set leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0) -%}
+  {%- set last = [31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1] -%}
+  {%- if d < 1 or d > last -%}{{ return('day ' ~ m.group(3) ~ ' is not 01-' ~ last) }}{%- endif -%}
+  {%- for group, top, what in [(4, 23, 'hour'), (5, 59, 'minute'), (6, 59, 'second'), (8, 23, 'offset hours'), (9, 59, 'offset minutes')]
+        if m.group(group) is not none and m.group(group) | int > top -%}
+    {{ return(what ~ ' ' ~ m.group(group) ~ ' is out of range') }}
+  {%- endfor -%}
+  {{ return('') }}
+{%- endmacro %}
+
+{#- How to get past a load a model refuses: abort it, so every model skips it. `load_ids` is a list
+    of ids, or with `as_sql` an SQL expression of one id; the pipeline is the loads' schema_name. -#}
+{% macro default__sparkload_abort_hint(cfg, load_ids, as_sql=false) -%}
+  {%- set pipeline = (cfg.get('pipelines', {}).values() | select | list)[:1] | join or '<pipeline>' -%}
+  {%- set command = 'To skip the load instead: sparkload pipeline loads ' ~ pipeline ~ ' --dataset-name ' ~ cfg.loads.schema ~ ' --abort ' -%}
+  {%- if as_sql -%}
+    {{ return('concat(' ~ adapter.dispatch('sparkload_literal', 'sparkload')(command) ~ ', ' ~ load_ids ~ ')') }}
+  {%- endif -%}
+  {{ return(command ~ load_ids | join(' --abort ')) }}
 {%- endmacro %}
 
 {% macro default___sparkload_fail(target, problem) -%}

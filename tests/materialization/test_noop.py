@@ -1,0 +1,92 @@
+"""A model whose pending loads bring no rows for it (issue 19 item 1) is a no-op: the run succeeds,
+dbt shows `NO-OP` with the reason, the loads are recorded and their status advances as usual.
+Every way it happens daily: an incremental resource with nothing new beside one that has rows, a
+run of other resources (`--resource`), the state-only load of `pipeline reset` / `drop`."""
+from __future__ import annotations
+
+from typing import Dict
+
+import pytest
+
+import python_extract as sl
+
+from .conftest import TARGETS, rows_of, table
+
+pytestmark = pytest.mark.dbt_targets(*TARGETS)
+MODELS = "stage1_customers stage1_customers__orders di_pk"
+
+
+def customers_resource(rows):
+    @sl.resource(name="customers", primary_key="id", write_disposition="merge")
+    def customers(updated=sl.incremental("updated", initial_value=0)):
+        yield from rows
+    return customers
+
+
+def items_resource(rows):
+    return sl.resource(rows, name="items", primary_key="id", write_disposition="merge")
+
+
+def messages(result) -> Dict[str, str]:
+    return {r.node.name: r.message for r in result.result.results}
+
+
+def first_loads(stage, spark, dbt, names):
+    """Load 1: both resources have rows; every model applies it."""
+    customers = [{"id": 1, "name": "ann", "updated": 1, "orders": [{"sku": "A"}]}]
+    stage.pipeline.run([customers_resource(customers), items_resource([{"id": 1, "name": "x"}])])
+    result = dbt.run(MODELS)
+    assert messages(result)["stage1_customers"] == "APPLIED 1 rows from 1 load"
+    return customers
+
+
+def assert_unchanged(spark, names):
+    assert table(spark, f"{names.target}.stage1_customers", "id, name") == rows_of((1, "ann"))
+    assert table(spark, f"{names.target}.stage1_customers__orders", "sku") == rows_of(("A",))
+
+
+def test_noop__an_incremental_resource_with_nothing_new_beside_one_with_rows(spark, stage, dbt, names):
+    customers = first_loads(stage, spark, dbt, names)
+    # load 2: customers has nothing new (its cursor filters every row), items has a row
+    info = stage.pipeline.run([customers_resource(customers), items_resource([{"id": 2, "name": "y"}])])
+    result = dbt.run(MODELS)
+    shown = messages(result)
+    assert shown["stage1_customers"] == f"NO-OP: loads {info.load_id} bring no rows for this model"
+    assert shown["di_pk"] == "APPLIED 1 rows from 1 load"
+    assert_unchanged(spark, names)
+    assert table(spark, f"{names.target}.di_pk", "id, name") == rows_of((1, "x"), (2, "y"))
+    # recorded and passed on: both loads moved to status 1 (stage 1 = the customers root and child)
+    ledger = spark.sql(f"select load_id from {names.target}._sparkload_applied_loads where target like '%stage1_customers'").collect()
+    assert info.load_id in {r["load_id"] for r in ledger}
+    assert [r["status"] for r in spark.sql(f"select status from {names.staging}._dlt_loads order by load_id").collect()] == [1, 1]
+    assert any("stage1_customers" in line and "NO-OP: loads" in line and "nothing changed" in line for line in dbt.logs)
+
+
+def test_noop__a_run_of_other_resources_only(spark, stage, dbt, names):
+    first_loads(stage, spark, dbt, names)
+    # load 2: `sparkload run ... --resource items`: only the items resource runs
+    info = stage.pipeline.run([items_resource([{"id": 2, "name": "y"}])])
+    # the load says which tables its resources covered: items only, so customers' models skip it
+    covered = spark.sql(f"select table_name, row_count from {names.staging}._sparkload_load_tables "
+                        f"where load_id = '{info.load_id}'").collect()
+    assert {r["table_name"]: r["row_count"] for r in covered} == {"items": 1}
+    shown = messages(dbt.run(MODELS))
+    assert shown["stage1_customers"] == f"NO-OP: loads {info.load_id} bring no rows for this model"
+    assert_unchanged(spark, names)
+    assert table(spark, f"{names.target}.di_pk", "id, name") == rows_of((1, "x"), (2, "y"))
+
+
+def test_noop__the_state_only_loads_of_pipeline_reset_and_drop(spark, stage, dbt, names):
+    first_loads(stage, spark, dbt, names)
+    reset = stage.pipeline.reset(["customers"])  # `sparkload pipeline NAME reset --resource customers`
+    shown = messages(dbt.run(MODELS))
+    assert shown["stage1_customers"] == f"NO-OP: loads {reset.load_id} bring no rows for this model"
+    assert shown["di_pk"] == f"NO-OP: loads {reset.load_id} bring no rows for this model"
+    assert_unchanged(spark, names)
+    # `pipeline drop` of customers: its staging tables are gone; the other resource's model is a no-op
+    dropped = stage.pipeline.reset(["customers"], drop_tables=True)
+    shown = messages(dbt.run("di_pk"))
+    assert shown["di_pk"] == f"NO-OP: loads {dropped.load_id} bring no rows for this model"
+    assert table(spark, f"{names.target}.di_pk", "id, name") == rows_of((1, "x"))
+    shown = messages(dbt.run("di_pk"))
+    assert shown["di_pk"] == "NO-OP: no pending loads"
