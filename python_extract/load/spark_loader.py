@@ -225,9 +225,7 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
             _retrying(lambda again: write_state(spark, dataset, load_id, state, retry=retry or again), f"load {load_id} {STATE_TABLE}")
             hooks.emit("state_written", package=package)
         step = LOAD_TABLES_TABLE
-        retry = package.landing_started(LOAD_TABLES_TABLE)
-        package.mark_landing(LOAD_TABLES_TABLE)
-        write_load_tables(spark, dataset, load_id, load_tables(package), retry=retry)
+        _retrying(lambda again: write_load_tables(spark, dataset, load_id, load_tables(package)), f"load {load_id} {LOAD_TABLES_TABLE}")
         step = LOADS_TABLE
         retry = package.landing_started(LOADS_TABLE)
         package.mark_landing(LOADS_TABLE)

@@ -8,9 +8,8 @@ import pytest
 from .cases import SCENARIOS
 from .judge import DIFFERS
 
-# issue 12 items fixed by other work in flight: their scenarios are reported, and expected to differ
-# until that work lands
-PENDING = {"12.2": "NULL keys fail the extraction", "12.4": "lists of lists", "12.5": "type coercion"}
+# issue items fixed by other work in flight: their scenarios are reported, and may differ until it lands
+PENDING: dict = {}
 
 
 def check(scenario, parity) -> None:

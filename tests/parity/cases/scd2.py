@@ -76,7 +76,10 @@ SCENARIOS = [
     SD("scd2_null_values", scd2(), [{"id": 1, "v": None, "w": 1}], [{"id": 1, "v": None, "w": 1}], [{"id": 1, "v": "x", "w": None}]),
     SD("scd2_new_column", scd2(), [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}], [{"id": 1, "v": "a", "extra": 1}, {"id": 2, "v": "b"}]),
     SD("scd2_dedup_sort_with_merge_key", scd2(mk="id", columns=sort("seq", "desc")),
-       [{"id": 1, "v": "a", "seq": 1}, {"id": 1, "v": "b", "seq": 2}], [{"id": 1, "v": "c", "seq": 3}]),
+       [{"id": 1, "v": "a", "seq": 1}, {"id": 1, "v": "b", "seq": 2}], [{"id": 1, "v": "c", "seq": 3}],
+       on_purpose="dlt ignores dedup_sort under scd2 (every row of a load becomes a version); sparkload keeps the latest "
+                  "row per merge key, which is also what decides between a delete and an update of one key",
+       expect=[(1, "b", "ts:2024-01-02 00:00:00.000000"), (1, "c", None)], expect_columns=("id", "v", "_dlt_valid_to")),
     SD("scd2_primary_key_is_ignored", scd2(pk="id"), [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}], [{"id": 1, "v": "a2"}],
        item="12.10"),
     SD("scd2_many_records_partial_change", scd2(),
