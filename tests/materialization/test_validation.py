@@ -27,6 +27,7 @@ CASES = [
     ({"write_disposition": "merge", "primary_key": "id", "load_status_out": -1}, "load_status_out=-1 is not a load status"),
     ({"write_disposition": "merge", "primary_key": "id", "primary_keys": "id"},
      "config key `primary_keys` is unknown; a sparkload model takes write_disposition, strategy, primary_key"),
+    ({"write_disposition": "append", "location_root": "/tmp/x"}, "config key `location_root` is unknown"),
     ({"write_disposition": "merge", "strategy": "upsert", "primary_key": "id", "deduplicated": True},
      "deduplicated=True applies only to strategy=delete-insert"),
     ({"write_disposition": "append", "strategy": "scd2"}, "strategy=scd2 applies only to write_disposition=merge"),

@@ -187,13 +187,14 @@
              'load_status_in', 'load_status_out', 'loads_dataset', 'root_model', 'file_format', 'partition_by', 'tblproperties']) }}
 {%- endmacro %}
 
-{#- A key no one knows is a typo: refuse it with the valid keys. -#}
+{#- A key no one knows is a typo: refuse it with the valid keys. dbt's own model configs (every model
+    carries them, with defaults) pass; dbt-spark's table options sparkload does not apply
+    (location_root, clustered_by, buckets, options, merge_update_columns) are refused like typos. -#}
 {% macro default___sparkload_validate_known_keys(target) -%}
   {%- set dbt_keys = ['access', 'alias', 'batch_size', 'begin', 'column_types', 'concurrent_batches', 'contract', 'database', 'docs',
         'enabled', 'event_time', 'freshness', 'full_refresh', 'grants', 'group', 'incremental_strategy', 'lookback', 'materialized',
         'meta', 'on_configuration_change', 'on_schema_change', 'packages', 'persist_docs', 'post-hook', 'pre-hook', 'post_hook',
-        'pre_hook', 'quoting', 'schema', 'static_analysis', 'tags', 'unique_key', 'sql_header',
-        'buckets', 'clustered_by', 'location_root', 'merge_update_columns', 'options'] -%}
+        'pre_hook', 'quoting', 'schema', 'static_analysis', 'tags', 'unique_key', 'sql_header'] -%}
   {%- set ours = adapter.dispatch('sparkload_config_keys', 'sparkload')() -%}
   {%- for key in model.config.keys() | sort if key not in ours and key not in dbt_keys and not key.startswith('_') -%}
     {{ adapter.dispatch('_sparkload_fail', 'sparkload')(target, 'config key `' ~ key ~ '` is unknown; a sparkload model takes ' ~ ours | join(', ') ~ ' (and dbt\'s own model configs).') }}
