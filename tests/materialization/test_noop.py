@@ -90,3 +90,27 @@ def test_noop__the_state_only_loads_of_pipeline_reset_and_drop(spark, stage, dbt
     assert table(spark, f"{names.target}.di_pk", "id, name") == rows_of((1, "x"))
     shown = messages(dbt.run("di_pk"))
     assert shown["di_pk"] == "NO-OP: no pending loads"
+
+
+def test_noop__a_replace_model_beside_another_pipeline_of_the_same_dataset(spark, stage, lakehouse, dbt, names):
+    """main's CI failure (scripts/chaos.py, model `settings`): two pipelines land into one dataset, a
+    `replace` model reads one pipeline's table; a dbt run whose pending loads are all the other
+    pipeline's failed with dbt's "main is not being called during running model". Every path of the
+    materialization reports a result: applied, or NO-OP."""
+    other = sl.pipeline(pipeline_name=names.staging + "_b", dataset_name=names.staging, lakehouse=lakehouse)
+    settings = sl.resource([{"id": 1, "name": "a"}, {"id": 2, "name": "b"}], name="items", write_disposition="replace")
+    first = stage.pipeline.run([settings, customers_resource([{"id": 1, "name": "ann", "updated": 1, "orders": []}])])
+    only_b = other.run([customers_resource([{"id": 2, "name": "bob", "updated": 2, "orders": []}])])
+    # a fresh schema (the chaos reference run): both loads pending, the newest one is pipeline b's
+    shown = messages(dbt.run("replace_items stage1_customers"))
+    assert shown["replace_items"] == "APPLIED 2 rows from 2 loads"
+    assert table(spark, f"{names.target}.replace_items", "id, name") == rows_of((1, "a"), (2, "b"))
+    # only pipeline b's loads pending: nothing to replace, the table stays
+    later = other.run([customers_resource([{"id": 3, "name": "cy", "updated": 3, "orders": []}])])
+    shown = messages(dbt.run("replace_items stage1_customers"))
+    assert shown["replace_items"] == f"NO-OP: loads {later.load_id} bring no rows for this model"
+    assert shown["stage1_customers"] == "APPLIED 1 rows from 1 load"
+    assert table(spark, f"{names.target}.replace_items", "id, name") == rows_of((1, "a"), (2, "b"))
+    ledger = {r["load_id"] for r in spark.sql(f"select load_id from {names.target}._sparkload_applied_loads "
+                                               f"where target like '%.replace_items'").collect()}
+    assert ledger == {first.load_id, only_b.load_id, later.load_id}
