@@ -3,6 +3,7 @@ with SIGKILLs of random processes at random moments, each killed process restart
 then every final table is compared with the same loads applied once without faults.
 
     python scripts/chaos.py --rounds 25 --seed 7            # the full run (>= 200 kills)
+    python scripts/chaos.py --rounds 40 --minutes 30 --table chaos-table.md   # rounds until 30 min, table kept current
     python scripts/chaos.py --short                         # the CI run (tests/reliability/test_chaos.py)
 
 Each round the source of truth grows (new rows, updates, deletes; `round` and a global `seq` on every
@@ -33,6 +34,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -185,6 +187,35 @@ def write_project(work: Path, home: Path, dataset: str) -> Path:
 # ---- the driver
 
 
+def dbt_failures(output: str) -> List[str]:
+    """The failing models of a `dbt run`'s console output, each as "<model>: <its error>": the first line
+    naming an exception or an error class (a Java trace's cause), else the first line of the message."""
+    lines = [re.sub(r"^\d\d:\d\d:\d\d\s+", "", re.sub(r"\x1b\[[0-9;]*m", "", line)).strip()
+             for line in output.splitlines()]
+    found = []
+    for i, line in enumerate(lines):
+        failed = re.match(r"Failure in (?:model|test|seed|snapshot) (\S+)", line)
+        if failed:
+            block = []
+            for m in lines[i + 1:]:
+                if m.startswith(("Failure in ", "compiled code at ", "Done. PASS=")):
+                    break
+                if m and not re.fullmatch(r"\w+ Error( in .*)?", m) and not m.startswith("at "):
+                    block.append(m)
+            cause = next((m for m in block if re.search(r"[\w.]+(Exception|Error): |^\[[A-Z_]+\]", m)), None)
+            found.append(f"{failed.group(1)}: {cause or (block[0] if block else '')}")
+    return found
+
+
+def dbt_result_failures(result) -> List[str]:
+    """The failing nodes of an in-process `dbtRunner` result, as `dbt_failures`."""
+    if result.exception is not None:
+        return [f"(dbt itself): {str(result.exception).strip().splitlines()[0]}"]
+    return [f"{r.node.name}: {(r.message or '').strip().splitlines()[0] if r.message else r.status}"
+            for r in getattr(result.result, "results", []) if r.status in ("error", "fail")]
+
+
+
 @dataclass
 class Job:
     name: str           # "extract a", "extract a (second writer)", "dbt b", ...
@@ -217,6 +248,7 @@ class Chaos:
         self.env = {**os.environ, "SPARKLOAD_HOME": str(home), "PYTHONPATH": str(REPO), "CHAOS_TARGET_SCHEMA": target}
         self.env.pop("SPARKLOAD_TARGET_SCHEMA", None)
         self._serial = 0
+        self.phase = "set-up"  # which part of the run the jobs belong to, for the failure messages
 
     def extract_job(self, pipeline: str, upto: int, second: bool = False) -> Job:
         self._serial += 1
@@ -270,7 +302,10 @@ class Chaos:
             with self.tally.lock:
                 self.tally.kills[f"{job.kind}: {killed_at}"] += 1
         elif code not in (0, 4):
-            raise RuntimeError(f"{job.name} failed with exit code {code}:\n" + "".join(lines[-60:]))
+            failing = "; ".join(dbt_failures("".join(lines))) if job.kind == "dbt" else ""
+            raise RuntimeError(f"chaos: job '{job.name}' failed with exit code {code} in {self.phase}"
+                               + (f"; failing models: {failing}" if failing else "")
+                               + "\n--- its last output lines:\n" + "".join(lines[-60:]))
         return code
 
     def _stage(self, job: Job, lines: List[str]) -> str:
@@ -329,18 +364,29 @@ class Chaos:
 
     second_writers = 0.3  # probability, per pipeline and round, of a second extractor of the same pipeline
 
+    rounds_done = 0
+    deadline: Optional[float] = None  # time.monotonic() after which no round starts
+    after_round = staticmethod(lambda: None)  # called after every round (the interim table)
+
     def run(self, rounds: int) -> None:
         try:
             for rnd in range(rounds):
+                if self.deadline is not None and time.monotonic() >= self.deadline:
+                    self.log(f"time is up after {rnd} rounds")
+                    break
                 generate(self.work, rnd, self.rng)
+                self.phase = f"round {rnd + 1}/{rounds} (with faults)"
                 jobs = [self.extract_job(p, rnd) for p in PIPELINES]
                 jobs += [self.extract_job(p, rnd, second=True) for p in PIPELINES if self.rng.random() < self.second_writers]
                 jobs += [self.dbt_job(g) for g in self.groups]
                 self.rng.shuffle(jobs)
                 started = time.monotonic()
                 self.run_jobs(jobs, faults=True)
+                self.rounds_done = rnd + 1
                 self.log(f"round {rnd + 1}/{rounds}: {sum(self.tally.kills.values())} kills so far "
                          f"({time.monotonic() - started:.0f} s)")
+                self.after_round()
+            self.phase = "the final fault-free dbt run (applies every completed load to the faulty run's tables)"
             self.run_jobs([self.dbt_job(g) for g in self.groups], faults=False)
         finally:
             self.watchdog.close()
@@ -381,7 +427,8 @@ def check(spark, chaos: Chaos) -> Dict[str, Any]:
     result = dbtRunner().invoke(["run", "--project-dir", str(chaos.project), "--profiles-dir", str(chaos.project)])
     os.environ["CHAOS_TARGET_SCHEMA"] = chaos.target
     if not result.success:
-        raise RuntimeError(f"the fault-free dbt run failed: {result.exception}")
+        raise RuntimeError(f"chaos: the reference dbt run (the same loads applied once without faults, schema "
+                           f"{reference}) failed; failing models: {'; '.join(dbt_result_failures(result)) or '?'}")
     for model in MODELS:
         a, b = f"`{chaos.target}`.`{model}`", f"`{reference}`.`{model}`"
         rows = spark.table(a).count()
@@ -393,17 +440,20 @@ def check(spark, chaos: Chaos) -> Dict[str, Any]:
     return found
 
 
-def report(chaos: Chaos, found: Dict[str, Any], rounds: int, seconds: float, loads_seen: List[float]) -> str:
+def report(chaos: Chaos, found: Optional[Dict[str, Any]], seconds: float, loads_seen: List[float]) -> str:
+    """The run's table; with `found` None, the interim one (the checks run after the last round)."""
     tally = chaos.tally
-    out = [f"chaos run: {rounds} rounds, {tally.attempts} processes started, {seconds / 60:.1f} min, load average "
-           f"{min(loads_seen):.1f}-{max(loads_seen):.1f} (1 min, sampled each round)", "",
+    out = [f"chaos run: {chaos.rounds_done} rounds, {tally.attempts} processes started, {seconds / 60:.1f} min, "
+           f"load average {min(loads_seen):.1f}-{max(loads_seen):.1f} (1 min, sampled each round)", "",
            "| stage at kill | kills |", "|---|---|"]
     for stage in [f"extract: {s}" for s in EXTRACT_STAGES] + [f"dbt: {s}" for s in DBT_STAGES]:
         out.append(f"| {stage} | {tally.kills.get(stage, 0)} |")
     out += [f"| **total** | **{sum(tally.kills.values())}** |", "",
             f"recoveries (killed jobs restarted until they completed): {tally.recoveries}",
-            f"second writers refused by the pipeline lock: {tally.busy}",
-            f"rows compared: staging {found['staging_rows']} (against the source of truth), final tables "
+            f"second writers refused by the pipeline lock: {tally.busy}"]
+    if found is None:
+        return "\n".join(out + ["", "(in progress: the rows are compared after the last round)"])
+    out += [f"rows compared: staging {found['staging_rows']} (against the source of truth), final tables "
             f"{found['final_rows']} (against a fault-free dbt run of the same loads): "
             + ", ".join(f"{m} {r}" for m, (r, _) in found["per_table"].items()),
             f"differences: lost {found['lost']}, duplicated {found['duplicated']}, rows of incomplete loads "
@@ -417,9 +467,11 @@ def differences(found: Dict[str, Any]) -> int:
 
 
 def run(work: Path, home: Path, dataset: str, target: str, rounds: int, seed: int, kill_probability: float,
-        max_kills: int = 3, short: bool = False, spark=None, log=print) -> Dict[str, Any]:
+        max_kills: int = 3, short: bool = False, spark=None, log=print, minutes: Optional[float] = None,
+        table: Optional[Path] = None) -> Dict[str, Any]:
     """The whole chaos run; returns the checks' findings with the report under "report". `short`: one
-    dbt job for every model, no second writers."""
+    dbt job for every model, no second writers. `minutes`: no round starts after that time; `table`: a
+    file the report is written to after every round and at the end."""
     started = time.monotonic()
     groups = {"all": [m for g in GROUPS.values() for m in g]} if short else GROUPS
     chaos = Chaos(work, home, dataset, target, random.Random(seed), kill_probability, max_kills, groups, log)
@@ -431,6 +483,10 @@ def run(work: Path, home: Path, dataset: str, target: str, rounds: int, seed: in
         original(jobs, faults)
         loads_seen.append(os.getloadavg()[0])
     chaos.run_jobs = sampled
+    if minutes is not None:
+        chaos.deadline = started + minutes * 60
+    if table is not None:
+        chaos.after_round = lambda: table.write_text(report(chaos, None, time.monotonic() - started, loads_seen) + "\n")
     chaos.run(rounds)
     if spark is None:
         from python_extract.lakehouse import LakehouseConfig, get_session
@@ -438,7 +494,9 @@ def run(work: Path, home: Path, dataset: str, target: str, rounds: int, seed: in
         spark = get_session(LakehouseConfig.from_env(home=home))
     found = check(spark, chaos)
     found["kills"] = sum(chaos.tally.kills.values())
-    found["report"] = report(chaos, found, rounds, time.monotonic() - started, loads_seen)
+    found["report"] = report(chaos, found, time.monotonic() - started, loads_seen)
+    if table is not None:
+        table.write_text(found["report"] + "\n")
     return found
 
 
@@ -454,6 +512,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--kill-probability", type=float, default=0.8)
     parser.add_argument("--max-kills", type=int, default=4, help="kills per job at most (default 4)")
+    parser.add_argument("--minutes", type=float, help="start no round after this many minutes; then the checks")
+    parser.add_argument("--table", type=Path, help="write the table here after every round and at the end")
     parser.add_argument("--short", action="store_true", help="the CI run: 1 round, every job killed once")
     parser.add_argument("--work", help="working directory (default: a new temporary one, removed afterwards)")
     args = parser.parse_args(argv)
@@ -464,7 +524,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     rounds, probability, kills = (1, 1.0, 1) if args.short else (args.rounds, args.kill_probability, args.max_kills)
     work = Path(args.work or tempfile.mkdtemp(prefix="sparkload-chaos-"))
     try:
-        found = run(work, work / "lake", "chaos_raw", "chaos", rounds, args.seed, probability, kills, args.short)
+        found = run(work, work / "lake", "chaos_raw", "chaos", rounds, args.seed, probability, kills, args.short,
+                    minutes=args.minutes, table=args.table)
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from types import SimpleNamespace
 
 from .support import REPO
 
@@ -26,3 +27,22 @@ def test_chaos_short__every_job_killed_once_then_nothing_lost_duplicated_or_diff
     assert found["kills"] >= 3, found["report"]
     assert chaos.differences(found) == 0, found["report"]
     assert found["final_rows"] > 0 and found["staging_rows"] > 0
+
+
+def test_chaos_failure_report__names_the_failing_models_and_their_error():
+    # a failing dbt job's message names its models (the CI's console output of dbt 1.11, colours and all)
+    chaos = _chaos()
+    output = ("\x1b[0m15:49:01  \x1b[31mFailure in model settings (models/settings.sql)\x1b[0m\n"
+              "\x1b[0m15:49:01    Runtime Error in model settings (models/settings.sql)\n"
+              "  main is not being called during running model\n\x1b[0m15:49:01  \n"
+              "\x1b[0m15:49:02  Failure in model accounts (models/accounts.sql)\n"
+              "  Runtime Error in model accounts (models/accounts.sql)\n    An error occurred while calling o59.sql.\n"
+              ": org.apache.iceberg.exceptions.ValidationException: Found conflicting files\n\tat org.apache.A(A.java:1)\n"
+              "\x1b[0m15:49:02    compiled code at target/compiled/chaos/models/accounts.sql\n")
+    assert chaos.dbt_failures(output) == ["settings: main is not being called during running model",
+                                          "accounts: : org.apache.iceberg.exceptions.ValidationException: Found conflicting files"]
+    # and so does an in-process reference run's result
+    node = lambda name, status, message: SimpleNamespace(node=SimpleNamespace(name=name), status=status, message=message)
+    result = SimpleNamespace(exception=None, result=SimpleNamespace(results=[
+        node("events", "success", "OK"), node("settings", "error", "main is not being called\nmore")]))
+    assert chaos.dbt_result_failures(result) == ["settings: main is not being called"]
