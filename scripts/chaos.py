@@ -381,7 +381,11 @@ class Chaos:
                 jobs += [self.dbt_job(g) for g in self.groups]
                 self.rng.shuffle(jobs)
                 started = time.monotonic()
-                self.run_jobs(jobs, faults=True)
+                if rnd == 0:  # a dbt run needs the staging tables: the first round's dbt jobs start after its extractions
+                    self.run_jobs([j for j in jobs if j.kind == "extract"], faults=True)
+                    self.run_jobs([j for j in jobs if j.kind == "dbt"], faults=True)
+                else:
+                    self.run_jobs(jobs, faults=True)
                 self.rounds_done = rnd + 1
                 self.log(f"round {rnd + 1}/{rounds}: {sum(self.tally.kills.values())} kills so far "
                          f"({time.monotonic() - started:.0f} s)")
