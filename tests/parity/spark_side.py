@@ -29,6 +29,7 @@ from .scenario import Scenario, model_config
 SOURCE = "parity"
 TS_FORMAT = "'ts:'yyyy-MM-dd HH:mm:ss.SSSSSS"
 DATE_FORMAT = "'d:'yyyy-MM-dd"
+INTERPRETER_BUG = "AST constructor recursion depth mismatch"  # CPython gh-106905, in dbt run with threads
 
 
 @dataclass
@@ -190,7 +191,15 @@ class SparkBatch:
         if result.result is None:
             msg = f"dbt: {result.exception}"
             return {name: msg for name in selected.values()}
-        for r in result.result.results:
+        results = {r.node.name: r for r in result.result.results}
+        if any(INTERPRETER_BUG in (r.message or "") for r in results.values()):
+            # CPython 3.11's compiler, hit by dbt threads compiling Jinja at once, fails a model before
+            # it runs any SQL: run the models that did not succeed again, in one thread
+            again = [name for name, r in results.items() if str(r.status) not in ("success", "RunStatus.Success")]
+            rerun = self._dbt("run", "--quiet", "--threads", "1", "--select", *sorted(again), "--target", "embedded")
+            if rerun.result is not None:
+                results.update({r.node.name: r for r in rerun.result.results})
+        for r in results.values():
             status = str(r.status)
             if status not in ("success", "RunStatus.Success"):
                 name = selected.get(r.node.name)
