@@ -2,7 +2,7 @@
 
 They join the differential batch (one dbt run per load step for everything), so hypothesis only
 draws the examples here and does not shrink: a differing example is printed as a scenario literal to
-paste into cases/. `SPARKLOAD_PARITY_EXAMPLES` sets how many (CI default 12), and
+paste into cases/. `SPARKLOAD_PARITY_EXAMPLES` sets how many (CI default 4), and
 `SPARKLOAD_PARITY_SEED` draws another set (default: the same set every run).
 
 Kept deterministic in dlt: at most one row per primary key in a delete-insert or upsert load (dlt's
@@ -83,4 +83,4 @@ def as_literal(s: Scenario) -> str:
     return f"Scenario({s.name!r}, {s.hints!r}, [{loads}])"
 
 
-GENERATED = generate(int(os.environ.get("SPARKLOAD_PARITY_EXAMPLES", "12")), int(os.environ.get("SPARKLOAD_PARITY_SEED", "0")))
+GENERATED = generate(int(os.environ.get("SPARKLOAD_PARITY_EXAMPLES", "4")), int(os.environ.get("SPARKLOAD_PARITY_SEED", "0")))
