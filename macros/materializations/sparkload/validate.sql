@@ -184,7 +184,8 @@
 {% macro default__sparkload_config_keys() -%}
   {{ return(['write_disposition', 'strategy', 'primary_key', 'merge_key', 'dedup_sort', 'hard_delete', 'deduplicated',
              'validity_column_names', 'active_record_timestamp', 'boundary_timestamp', 'row_version_column_name',
-             'load_status_in', 'load_status_out', 'loads_dataset', 'root_model', 'file_format', 'partition_by', 'tblproperties']) }}
+             'load_status_in', 'load_status_out', 'loads_dataset', 'root_model', 'file_format', 'partition_by', 'tblproperties',
+             'maintenance']) }}
 {%- endmacro %}
 
 {#- A key no one knows is a typo: refuse it with the valid keys. dbt's own model configs (every model
