@@ -39,6 +39,9 @@ LOADS = [
 ]
 HALT_MODEL = "scd2_full"  # dbt runs the models in name order: three before it, one after
 LEDGER_INSERT = re.compile(r"\binsert\s+into\s+\S*_sparkload_applied_loads\b", re.IGNORECASE)
+# the model's strategy statement writing its table; a ledger entry before it (a group of loads that brings no
+# rows for the model is recorded first) is not the point after the commit
+TABLE_WRITE = re.compile(rf"\b(merge\s+into|insert\s+overwrite|create\s+or\s+replace\s+table)\s+\S*{HALT_MODEL}\b", re.IGNORECASE)
 
 
 def say(tag: str, value) -> None:
@@ -57,13 +60,17 @@ def dbt_run(staging: str, target: str, halt: bool = False) -> None:
 
     os.environ["SPARKLOAD_TARGET_SCHEMA"] = target
 
+    wrote = threading.Event()  # HALT_MODEL's strategy statement was sent (and, run in order, committed)
+
     def on_event(event) -> None:  # runs in the thread running the model: blocking it stops the run there
         if not halt:
             return
         if event.info.name == "NodeFinished":
             say("MODEL-DONE", [event.data.node_info.node_name, event.data.run_result.status])
+        elif event.info.name == "SQLQuery" and event.data.node_info.node_name == HALT_MODEL and TABLE_WRITE.search(event.data.sql):
+            wrote.set()
         elif (event.info.name == "SQLQuery" and event.data.node_info.node_name == HALT_MODEL
-              and LEDGER_INSERT.search(event.data.sql)):
+              and wrote.is_set() and LEDGER_INSERT.search(event.data.sql)):
             say("HALTED", HALT_MODEL)
             threading.Event().wait()
 
