@@ -12,7 +12,8 @@ Every test that uses the `dbt` fixture runs once per dbt target of integration_t
 `embedded` (the sparkload adapter in this process) and `thrift` (`type: spark`, the package alone, over
 a Spark Thrift server on the same lakehouse, started once per run). `@pytest.mark.dbt_targets(...)`
 names the targets a test supports instead; `--dbt-targets embedded` (or SPARKLOAD_DBT_TARGETS) limits a
-run to some targets.
+run to some targets. On thrift, only tests marked `over_the_wire` (a strategy's first test, error paths, kills,
+types) run by default; `--thrift all` (or SPARKLOAD_THRIFT=all) runs every test there too.
 """
 from __future__ import annotations
 
@@ -37,13 +38,16 @@ from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared
 def pytest_addoption(parser):
     parser.addoption("--dbt-targets", default=os.environ.get("SPARKLOAD_DBT_TARGETS"),
                      help=f"comma-separated dbt targets to run dbt tests on (default: {','.join(DBT_TARGETS)})")
-    parser.addoption("--adapter-thrift", choices=("wire", "all"), default=os.environ.get("SPARKLOAD_ADAPTER_THRIFT", "wire"),
-                     help="dbt's adapter suite (tests/adapter) over thrift: only the classes whose code path differs "
-                          "over the wire (default, 'wire') or every class ('all')")
+    parser.addoption("--thrift", choices=("wire", "all"), default=os.environ.get("SPARKLOAD_THRIFT", "wire"),
+                     help="what runs on the thrift targets: only the tests (adapter-suite classes) marked over_the_wire, "
+                          "whose code path differs there (default, 'wire'), or every one ('all')")
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "dbt_targets(*names): the dbt targets a test runs on (default: embedded, thrift)")
+    config.addinivalue_line(
+        "markers", "over_the_wire: the test's (adapter-suite class's) code path differs over thrift: it runs there by "
+                   "default; the others run there with --thrift all")
 
 
 def pytest_generate_tests(metafunc):
@@ -53,10 +57,20 @@ def pytest_generate_tests(metafunc):
     supported = marker.args if marker else DBT_TARGETS
     chosen = metafunc.config.getoption("--dbt-targets")
     selected = [t for t in supported if not chosen or t in chosen.split(",")]
-    params = [pytest.param(t, id=t) for t in selected] or [pytest.param(
+    params = [pytest.param(t, id=t, marks=wire_marks(metafunc, t, supported)) for t in selected] or [pytest.param(
         supported[0], id=supported[0],
         marks=pytest.mark.skip(reason=f"runs on dbt targets {', '.join(supported)}; --dbt-targets selected {chosen}"))]
     metafunc.parametrize("dbt_target", params, indirect=True)
+
+
+def wire_marks(metafunc, target: str, supported) -> list:
+    """A skip on the thrift targets for a test that also runs in-process and is not marked over_the_wire,
+    unless --thrift all (a test of the thrift targets alone is about the wire)."""
+    if (target in SERVER_TARGETS and set(supported) - set(SERVER_TARGETS) and metafunc.config.getoption("--thrift") == "wire"
+            and not metafunc.definition.get_closest_marker("over_the_wire")):
+        return [pytest.mark.skip(reason=f"{target}: the same macros and SQL as on embedded, only the transport differs; "
+                                        "every test runs over thrift with --thrift all")]
+    return []
 
 
 @pytest.fixture(scope="session")

@@ -154,3 +154,32 @@ def test_config__s3_settings_and_secrets_never_in_repr(tmp_path):
     assert (local.warehouse_uri, local.on_s3, s3_conf(local)) == ((tmp_path / "warehouse").as_uri(), False, {})
     with pytest.raises(LakehouseConfigError, match=r"s3_path_style='maybe' is not a boolean; expected true or false"):
         LakehouseConfig.from_env({"SPARKLOAD_S3_PATH_STYLE": "maybe"})
+
+
+def test_catalog__a_commit_survives_a_sigkill_of_its_jvm_right_after_it(tmp_path):
+    """The Iceberg catalog (H2) writes each commit to its file before the commit returns: a JVM killed a
+    moment after a table write leaves the table's pointer at that write (H2's default write delay kept
+    commits in memory for 500 ms, and a killed dbt run lost the MERGE it had just committed)."""
+    code = (
+        "import os, signal\n"
+        "from python_extract.lakehouse import get_session\n"
+        "spark = get_session()\n"
+        "spark.sql('create namespace if not exists durable')\n"
+        "spark.sql('create table durable.t (i int) using iceberg')\n"
+        "spark.sql('insert into durable.t values (1), (2)')\n"
+        "spark.sql(\"alter table durable.t set tblproperties ('k' = 'v')\")\n"  # a commit of milliseconds
+        "os.kill(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid(), signal.SIGKILL)\n"
+        "os._exit(0)\n"
+    )
+    env = {**os.environ, "SPARKLOAD_HOME": str(tmp_path), "SPARKLOAD_TABLE_FORMAT": "iceberg", "PYTHONPATH": str(REPO)}
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    config = LakehouseConfig.from_env(home=tmp_path)
+    h2 = next(Path(config.jars_cache).glob("h2*.jar"))
+    done = subprocess.run(["java", "-cp", str(h2), "org.h2.tools.Shell", "-url", config.iceberg_catalog_uri,
+                           "-user", "", "-password", "", "-sql",
+                           "select metadata_location from iceberg_tables where table_name = 't'"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = sorted((tmp_path / "warehouse").rglob("*.metadata.json"), key=lambda p: p.name)
+    assert written[-1].name.startswith("00002-"), written  # create, insert, properties
+    assert written[-1].name in done.stdout, done.stdout

@@ -100,11 +100,13 @@ class LakehouseConfig:
 
     @property
     def iceberg_catalog_uri(self) -> str:
-        """JDBC URI of the Iceberg catalog; AUTO_SERVER lets the extractor and dbt JVMs share it."""
+        """JDBC URI of the Iceberg catalog; AUTO_SERVER lets the extractor and dbt JVMs share it.
+        WRITE_DELAY=0: H2 writes a commit to its file before the commit returns (its default holds commits
+        in memory for up to 500 ms, and a SIGKILLed JVM then loses the tables' last commit pointers)."""
         if self.catalog_uri:
             return self.catalog_uri
         db = self.home / "catalog" / "iceberg"
-        return f"jdbc:h2:file:{db};AUTO_SERVER=TRUE;DATABASE_TO_LOWER=TRUE"
+        return f"jdbc:h2:file:{db};AUTO_SERVER=TRUE;DATABASE_TO_LOWER=TRUE;WRITE_DELAY=0"
 
     def with_(self, **changes: Any) -> "LakehouseConfig":
         return replace(self, **changes)

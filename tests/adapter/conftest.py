@@ -9,10 +9,10 @@ Targets: every class runs once per target, both `type: sparkload` on the run's o
 `@pytest.mark.skip_target("thrift", reason=...)` skips a class on a target; each skip gives its reason.
 
 Over thrift, most classes send the same SQL as on embedded and differ only in transport. By default
-(`--adapter-thrift wire`) only the classes marked `over_the_wire` run on thrift: those whose code path
+(`--thrift wire`) only the classes marked `over_the_wire` run on thrift: those whose code path
 differs there (seeds: bound `insert ... values` instead of a DataFrame; relation listing, type changes
 and the docs catalog: the server's answers to SHOW/DESCRIBE; adapter methods; merge and alter statements;
-snapshots). `--adapter-thrift all` (or SPARKLOAD_ADAPTER_THRIFT=all) runs every class on both targets.
+snapshots). `--thrift all` (or SPARKLOAD_THRIFT=all) runs every class on both targets.
 
 dbt's pytest fixtures (`dbt.tests.fixtures.project`: `project`, `models`, `seeds`, `tests`, ...) are
 imported here rather than registered as a plugin, so they exist for this folder only and never shadow
@@ -34,8 +34,6 @@ ADAPTER_TARGETS = ("embedded", "thrift")
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "skip_target(*targets, reason): the adapter-suite class cannot run on these targets")
-    config.addinivalue_line(
-        "markers", "over_the_wire: the adapter-suite class's code path differs over thrift: it runs there by default")
 
 
 def pytest_generate_tests(metafunc):
@@ -43,7 +41,7 @@ def pytest_generate_tests(metafunc):
         return
     chosen = metafunc.config.getoption("--dbt-targets")
     chosen = chosen.split(",") if chosen else ADAPTER_TARGETS
-    every_class_on_thrift = metafunc.config.getoption("--adapter-thrift") == "all"
+    every_class_on_thrift = metafunc.config.getoption("--thrift") == "all"
     params = []
     for target in ADAPTER_TARGETS:
         marks = []
@@ -54,7 +52,7 @@ def pytest_generate_tests(metafunc):
                 marks.append(pytest.mark.skip(reason=f"{target}: {mark.kwargs['reason']}"))
         if target == "thrift" and not every_class_on_thrift and not metafunc.definition.get_closest_marker("over_the_wire"):
             marks.append(pytest.mark.skip(reason="thrift: the same SQL as on embedded; every class runs over "
-                                                 "thrift with --adapter-thrift all"))
+                                                 "thrift with --thrift all"))
         params.append(pytest.param(target, id=target, marks=marks))
     metafunc.parametrize("adapter_target", params, indirect=True, scope="class")
 

@@ -84,6 +84,7 @@ def _files(spark, table):
     return found[0], found[1]
 
 
+@pytest.mark.over_the_wire
 def test_model_maintenance__compacts_after_each_commit_and_keeps_the_rows_of_the_unmaintained_twin(spark, lakehouse, names, project):
     def rows(model, columns="id, v"):
         return sorted(tuple(r) for r in spark.sql(f"select {columns} from {names.target}.{model}").collect())

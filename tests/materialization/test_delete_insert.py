@@ -9,6 +9,7 @@ from .conftest import PACKAGE_TARGETS, TARGETS, rows_of, table
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
 
 
+@pytest.mark.over_the_wire
 @pytest.mark.dbt_targets(*PACKAGE_TARGETS)
 def test_delete_insert__replaces_rows_by_primary_key_keeping_one_per_key(spark, stage, dbt, names):
     # load 1: initial; id 1 twice in one load, so one of them is kept (dedup_sort or, without it, by _dlt_id)

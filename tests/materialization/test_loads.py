@@ -22,6 +22,7 @@ def land_without_completing(stage, spark, rows, table_name="customers"):
         land_table(spark, package, t)
 
 
+@pytest.mark.over_the_wire
 def test_loads__stage_two_consumes_what_stage_one_finished(spark, stage, dbt, names):
     stage1, stage2 = f"{names.target}.stage1_customers", f"{names.target}.stage2_customers"
     stage.load(CUSTOMERS_1, table="customers")
@@ -63,6 +64,7 @@ def test_loads__models_consume_the_same_loads_independently_and_full_refresh_reb
     assert table(spark, f"{names.target}.di_pk", "id, name") == rows_of((1, "a"), (2, "b"))
 
 
+@pytest.mark.over_the_wire
 def test_loads__a_refused_load_is_aborted_with_the_command_its_message_names(spark, stage, dbt, names, capsys):
     from python_extract.cli import main
 

@@ -27,6 +27,7 @@ def children(spark, root: str, child: str, column: str, key: str = "id"):
     return rows_of(*[tuple(r) for r in joined]), total - len(joined)
 
 
+@pytest.mark.over_the_wire
 @pytest.mark.dbt_targets(*PACKAGE_TARGETS)
 def test_nested__replaced_and_deleted_roots_lose_their_children(spark, stage, dbt, names):
     root, orders, lines = (f"{names.target}.{m}" for m in ("cust_di", "cust_di__orders", "cust_di__orders__lines"))
@@ -63,6 +64,7 @@ def test_nested__a_child_model_catches_up_with_its_root(spark, stage, dbt, names
     assert children(spark, root, orders, "sku") == (rows_of((1, "F"), (1, "G"), (3, "E")), 0)
 
 
+@pytest.mark.over_the_wire
 def test_nested__scd2_children_are_added_with_new_versions_only(spark, stage, dbt, names):
     root, orders = f"{names.target}.cust_scd2", f"{names.target}.cust_scd2__orders"
     stage.load(LOAD_1, table="customers", columns=FLAG)

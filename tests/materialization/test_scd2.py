@@ -11,6 +11,7 @@ pytestmark = pytest.mark.dbt_targets(*TARGETS)
 VALIDITY = "_dlt_valid_from, _dlt_valid_to"
 
 
+@pytest.mark.over_the_wire
 @pytest.mark.dbt_targets(*PACKAGE_TARGETS)
 def test_scd2__full_extract_retires_changed_and_absent_records(spark, stage, dbt, names):
     def dim_customer():
@@ -105,6 +106,7 @@ def test_scd2__partition_merge_key_retires_only_within_the_loaded_partitions(spa
         ("2024-01-02", "d", "L2", None), ("2024-01-01", "bb", "L3", None))
 
 
+@pytest.mark.over_the_wire
 def test_scd2__validity_names_high_active_timestamp_and_own_row_version(spark, stage, dbt, names):
     import datetime as dt
 

@@ -8,6 +8,7 @@ from .conftest import TARGETS, rows_of, table
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
 
 
+@pytest.mark.over_the_wire
 def test_append_and_replace__insert_every_load_once_or_keep_the_newest(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}, {"id": 1, "name": "a"}])
     dbt.run("append_items replace_items")
@@ -18,6 +19,7 @@ def test_append_and_replace__insert_every_load_once_or_keep_the_newest(spark, st
     assert table(spark, f"{names.target}.replace_items", "id, name") == rows_of((3, "c"))
 
 
+@pytest.mark.over_the_wire
 def test_table_properties__merge_on_read_by_default_and_overridable(spark, stage, dbt, names):
     from python_extract.lakehouse import session_format
 
@@ -38,6 +40,7 @@ def test_table_properties__merge_on_read_by_default_and_overridable(spark, stage
         assert props["config_probe"]["delta.enableDeletionVectors"] == "false"
 
 
+@pytest.mark.over_the_wire
 def test_schema_evolution__new_columns_appear_and_a_type_change_fails_naming_column_and_load(spark, stage, dbt, names):
     target = f"{names.target}.evolving_items"
     stage.load([{"id": 1, "name": "a"}])

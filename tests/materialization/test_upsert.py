@@ -8,6 +8,7 @@ from .conftest import PACKAGE_TARGETS, TARGETS, rows_of, table
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
 
 
+@pytest.mark.over_the_wire
 @pytest.mark.dbt_targets(*PACKAGE_TARGETS)
 def test_upsert__updates_every_column_of_known_keys_and_inserts_the_others(spark, stage, dbt, names):
     # load 1: initial
@@ -28,6 +29,7 @@ def test_upsert__the_newest_of_several_pending_loads_wins(spark, stage, dbt, nam
     assert table(spark, f"{names.target}.up_pk", "id, name") == rows_of((1, "c"), (2, "x"))
 
 
+@pytest.mark.over_the_wire
 def test_upsert__duplicate_keys_in_one_load_fail_naming_key_and_load_and_change_nothing(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}])
     dbt.run("up_pk")

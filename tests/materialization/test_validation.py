@@ -37,6 +37,7 @@ CASES = [
 ]
 
 
+@pytest.mark.over_the_wire
 def test_validation__bad_configs_fail_with_a_message_naming_model_and_table(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}])
     assert len(CASES) <= 24, "integration_tests/models/materialization/other/probes/ has 24 probe models"
