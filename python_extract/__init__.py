@@ -8,15 +8,61 @@
 
     sl.pipeline(pipeline_name="github", dataset_name="github_raw").run(issues)
 """
-from .errors import (
-    ConfigFieldMissing, IncrementalBoundaryOverflow, IncrementalCursorPathMissing, IncrementalError,
-    PipelineStepFailed, SparkloadError,
-)
-from .extract import (
-    DateWindows, Incremental, Resource, Source, Window, config, date_windows, incremental, resource, secrets, source,
-)
-from .lakehouse import LakehouseConfig, LakehouseConfigError
-from .pipeline import LoadInfo, Pipeline, pipeline
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+# The package's face is lazy (PEP 562): `import python_extract.lakehouse` (what the dbt adapter does)
+# loads the lakehouse modules only, not the extractor with numpy and pyarrow; `sl.pipeline` loads it.
+_FACE = {
+    **dict.fromkeys(["ConfigFieldMissing", "IncrementalBoundaryOverflow", "IncrementalCursorPathMissing",
+                     "IncrementalError", "PipelineStepFailed", "SparkloadError"], "errors"),
+    **dict.fromkeys(["DateWindows", "Incremental", "Resource", "Source", "Window", "config", "date_windows",
+                     "incremental", "resource", "secrets", "source"], "extract"),
+    **dict.fromkeys(["LakehouseConfig", "LakehouseConfigError"], "lakehouse"),
+    **dict.fromkeys(["LoadInfo", "Pipeline", "pipeline"], "pipeline"),
+}
+
+if TYPE_CHECKING:  # what type checkers and IDEs see
+    from .errors import (
+        ConfigFieldMissing, IncrementalBoundaryOverflow, IncrementalCursorPathMissing, IncrementalError,
+        PipelineStepFailed, SparkloadError,
+    )
+    from .extract import (
+        DateWindows, Incremental, Resource, Source, Window, config, date_windows, incremental, resource, secrets,
+        source,
+    )
+    from .lakehouse import LakehouseConfig, LakehouseConfigError
+    from .pipeline import LoadInfo, Pipeline, pipeline
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _FACE:
+        raise AttributeError(f"module 'python_extract' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_FACE[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted([*globals(), *_FACE])
+
+
+class _Face(types.ModuleType):
+    """Keeps `python_extract.pipeline` the function: importing the submodule of that name sets the
+    package's attribute to the module, which used to be rebound by an eager `from .pipeline import pipeline`."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "pipeline" and isinstance(value, types.ModuleType):
+            value = value.pipeline
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Face
+
 
 __all__ = [
     "ConfigFieldMissing", "DateWindows", "Incremental", "IncrementalBoundaryOverflow", "IncrementalCursorPathMissing",

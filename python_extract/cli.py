@@ -20,11 +20,10 @@ from __future__ import annotations
 import argparse
 import errno
 import logging
-import os
 import re
 import sys
 import traceback
-from pathlib import Path
+from contextlib import nullcontext
 from typing import List, Optional, Tuple
 
 from .cli_pipeline import add_pipeline_commands
@@ -33,6 +32,7 @@ from .errors import (
     CatalogBusy, EXIT_INTERNAL, EXIT_INTERRUPTED, LocalStateError, PipelineStepFailed, SparkloadError, from_os_error,
 )
 from .lakehouse import LakehouseConfig, LakehouseConfigError
+from .lakehouse.session import quiet_jvm
 
 
 def _lakehouse_args(p: argparse.ArgumentParser) -> None:
@@ -240,15 +240,6 @@ def explain(error: BaseException) -> Tuple[int, str]:
                                     "again with -v for the traceback and report it)")
 
 
-def _quiet_jvm() -> None:
-    """The embedded Spark JVM logs nothing on the terminal (its errors come back as exceptions)."""
-    quiet = Path(__file__).with_name("log4j2-quiet.properties")
-    option = f"-Dlog4j2.configurationFile={quiet.as_uri()}"
-    current = os.environ.get("SPARK_SUBMIT_OPTS", "")
-    if "log4j2.configurationFile" not in current:
-        os.environ["SPARK_SUBMIT_OPTS"] = f"{current} {option}".strip()
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     verbose = args.verbose or args.debug
@@ -256,10 +247,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("sparkload").setLevel(level)
     logging.getLogger("py4j").setLevel(logging.WARNING if args.debug else logging.ERROR)
-    if not verbose and args.command not in ("lakehouse", "cluster"):
-        _quiet_jvm()
+    quiet = not verbose and args.command not in ("lakehouse", "cluster")
     try:
-        return args.func(args)
+        with quiet_jvm() if quiet else nullcontext():
+            return args.func(args)
     except KeyboardInterrupt:
         print("sparkload: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

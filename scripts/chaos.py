@@ -62,6 +62,7 @@ MODELS = {
 GROUPS = {"a": ["events", "accounts", "settings"], "b": ["customers", "customers__tags", "products"]}
 EXTRACT_STAGES = ["startup", "extracted", "sealed", "landing", "state written", "completed"]
 DBT_STAGES = ["startup", "running", "finishing"]
+COLLATERAL = re.compile(r"JdbcSQLNonTransientConnectionException: (Connection is broken|Database may be already in use)")
 
 
 # ---- the source of truth: rows per resource, as JSON lines under <work>/source/
@@ -231,6 +232,7 @@ class Tally:
     kills: Counter = field(default_factory=Counter)
     recoveries: int = 0
     busy: int = 0
+    collateral: int = 0  # attempts failed because a killed job held the catalog server they used (restarted)
     attempts: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -301,6 +303,10 @@ class Chaos:
         if code == -signal.SIGKILL and killed_at is not None:
             with self.tally.lock:
                 self.tally.kills[f"{job.kind}: {killed_at}"] += 1
+        elif code not in (0, 4) and COLLATERAL.search("".join(lines[-200:])):
+            with self.tally.lock:  # another job's kill took the catalog server it was connected to
+                self.tally.collateral += 1
+            return -signal.SIGKILL
         elif code not in (0, 4):
             failing = "; ".join(dbt_failures("".join(lines))) if job.kind == "dbt" else ""
             raise RuntimeError(f"chaos: job '{job.name}' failed with exit code {code} in {self.phase}"
@@ -454,7 +460,8 @@ def report(chaos: Chaos, found: Optional[Dict[str, Any]], seconds: float, loads_
         out.append(f"| {stage} | {tally.kills.get(stage, 0)} |")
     out += [f"| **total** | **{sum(tally.kills.values())}** |", "",
             f"recoveries (killed jobs restarted until they completed): {tally.recoveries}",
-            f"second writers refused by the pipeline lock: {tally.busy}"]
+            f"second writers refused by the pipeline lock: {tally.busy}",
+            f"attempts failed because a killed job held the catalog server (restarted): {tally.collateral}"]
     if found is None:
         return "\n".join(out + ["", "(in progress: the rows are compared after the last round)"])
     out += [f"rows compared: staging {found['staging_rows']} (against the source of truth), final tables "

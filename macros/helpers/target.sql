@@ -72,3 +72,16 @@
   {{ sl('get_sparkload_table_options_sql', 'sparkload')(cfg) }}
   as select {{ sl('sparkload_column_list', 'sparkload')(names) }} from ({{ select_sql }}) as s
 {%- endmacro %}
+
+{#- The clause an insert-only MERGE into a model's table carries (append, a scd2 root's children). A MERGE
+    with no `when matched` clause is committed as a plain append, which Iceberg does not check against
+    commits made since the statement read the table: two `dbt run`s applying the same load at once would
+    both append it. With this clause (never true, so no row is rewritten) the MERGE is a row-level
+    operation and its commit is validated (serializable isolation): the second run fails on the first
+    one's commit with its table unchanged, and its rerun finds the load applied. Not on the scd2 id log
+    (scd2_ids.sql): all models of a schema share it, Iceberg keeps only 16-character bounds of its
+    `target` column, so every model's concurrent commit would conflict; a row logged twice by two runs
+    is harmless there (the child batch keeps one row per `_dlt_id`). -#}
+{% macro default__get_sparkload_insert_only_guard_sql() -%}
+  when matched and false then delete
+{%- endmacro %}

@@ -1,6 +1,7 @@
 {#- write_disposition='append': inserts the batch's rows. One MERGE keyed on `_dlt_id` that only
     inserts, so a rerun after a crash never appends a load twice; the target side is limited to rows of
-    the batch's loads, so it reads only the files those loads wrote. Atomic: one MERGE statement. -#}
+    the batch's loads, so it reads only the files those loads wrote. Atomic: one MERGE statement, its
+    commit checked against concurrent ones (get_sparkload_insert_only_guard_sql). -#}
 {% macro default__get_sparkload_append_sql(target, batch_sql, columns, cfg) -%}
   {%- set sl = adapter.dispatch -%}
   {%- if cfg.batch.into_empty -%}{{ return(sl('get_sparkload_create_as_sql', 'sparkload')(target, batch_sql, columns, cfg)) }}{%- endif -%}
@@ -11,5 +12,6 @@
   merge into {{ sl('sparkload_relation', 'sparkload')(target) }} as t
   using ({{ batch_sql }}) as s
   on t.`_dlt_load_id` in ({{ ids | join(', ') }}) and {{ sl('get_sparkload_key_predicate_sql', 'sparkload')(['_dlt_id']) }}
+  {{ adapter.dispatch('get_sparkload_insert_only_guard_sql', 'sparkload')() }}
   when not matched then insert ({{ column_list(names) }}) values ({{ column_list(names, 's') }})
 {%- endmacro %}

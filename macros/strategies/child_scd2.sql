@@ -23,5 +23,6 @@
   merge into {{ sl('sparkload_relation', 'sparkload')(target) }} as t
   using ({{ children }}) as s
   on t.`_dlt_id` = s.`_dlt_id`
+  {{ adapter.dispatch('get_sparkload_insert_only_guard_sql', 'sparkload')() }}
   when not matched then insert ({{ column_list(names) }}) values ({{ column_list(names, 's') }})
 {%- endmacro %}

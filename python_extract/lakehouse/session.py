@@ -26,8 +26,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import os
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional
 
 from .config import ICEBERG_CATALOG, LakehouseConfig, LakehouseConfigError
 from .jars import (
@@ -41,6 +45,29 @@ DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 ICEBERG_EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
 FORMAT_RECORD = "lakehouse.json"
 _SESSION = None
+QUIET_LOG4J = Path(__file__).resolve().parents[1] / "log4j2-quiet.properties"
+
+
+@contextmanager
+def quiet_jvm() -> Iterator[None]:
+    """A JVM started inside this block logs nothing on the terminal: its errors come back as exceptions
+    (the CLI prints one line, the adapter trims them), where Spark's console log would print each failed
+    task's Java stack trace first. A log4j configuration already in SPARK_SUBMIT_OPTS wins. The
+    environment is restored after, so processes started later keep their own logs. Once this process
+    runs a JVM the block changes nothing: another thread (dbt's) may be reading the environment."""
+    current = os.environ.get("SPARK_SUBMIT_OPTS")
+    pyspark = sys.modules.get("pyspark")
+    if (current and "log4j2.configurationFile" in current) or (pyspark and pyspark.SparkContext._gateway is not None):
+        yield
+        return
+    os.environ["SPARK_SUBMIT_OPTS"] = f"{current or ''} -Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()}".strip()
+    try:
+        yield
+    finally:
+        if current is None:
+            os.environ.pop("SPARK_SUBMIT_OPTS", None)
+        else:
+            os.environ["SPARK_SUBMIT_OPTS"] = current
 
 
 @dataclass(frozen=True)

@@ -172,3 +172,19 @@ def test_loaded_packages__only_the_newest_kept(capsys, names, tmp_path, target):
     loaded = sorted((tmp_path / "pipelines" / names.staging / "packages" / "loaded").iterdir())
     assert code == 0 and len(loaded) == 2 and "loaded: 2 (after each load only the newest" in out
     assert "pending: none" in out and "failed: none" in out
+
+
+def test_quiet_jvm__the_cli_sets_quiet_logging_for_its_own_jvm_only(monkeypatch, capsys):
+    """The quiet log4j setting is in SPARK_SUBMIT_OPTS while a command runs (a JVM it starts logs
+    nothing on the terminal) and gone after it, so JVMs started later by the same process keep their logs."""
+    import os
+
+    monkeypatch.delenv("SPARK_SUBMIT_OPTS", raising=False)
+    seen = []
+    parser = cli.build_parser()
+    args = parser.parse_args(["sources"])
+    monkeypatch.setattr(cli, "build_parser", lambda: type("P", (), {"parse_args": lambda self, argv: args})())
+    monkeypatch.setattr(args, "func", lambda a: seen.append(os.environ.get("SPARK_SUBMIT_OPTS")) or 0)
+    assert cli.main(["sources"]) == 0
+    assert seen and "log4j2-quiet.properties" in seen[0]
+    assert "SPARK_SUBMIT_OPTS" not in os.environ

@@ -64,7 +64,6 @@ def contents(spark, relation):
     return sorted(tuple(str(v) for v in r) for r in spark.sql(f"select * from {relation}").collect())
 
 
-@pytest.mark.over_the_wire
 def test_faults__killed_at_a_commit_then_rerun_gives_the_uninterrupted_result(spark, lakehouse, stage, dbt, names, tmp_path):
     from python_extract.lakehouse import session_format
 

@@ -13,7 +13,6 @@ extractor, numpy or pyarrow), and pyspark only when a session is built.
 """
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,29 +75,6 @@ class SparkloadCredentials(SparkCredentials):
         )
 
 
-@contextmanager
-def _quiet_jvm() -> Generator[None, None, None]:
-    """A JVM started inside this block logs nothing on dbt's terminal: its errors reach dbt as exceptions
-    (trimmed by errors.py), where Spark's console log would print each failed task's Java stack trace
-    first. It is the sparkload CLI's quiet log4j configuration; one in SPARK_SUBMIT_OPTS wins. The
-    environment is restored after, so processes started later keep their own logs."""
-    current = os.environ.get("SPARK_SUBMIT_OPTS")
-    if current and "log4j2.configurationFile" in current:
-        yield
-        return
-    import python_extract
-
-    quiet = Path(python_extract.__file__).with_name("log4j2-quiet.properties")
-    os.environ["SPARK_SUBMIT_OPTS"] = f"{current or ''} -Dlog4j2.configurationFile={quiet.as_uri()}".strip()
-    try:
-        yield
-    finally:
-        if current is None:
-            os.environ.pop("SPARK_SUBMIT_OPTS", None)
-        else:
-            os.environ["SPARK_SUBMIT_OPTS"] = current
-
-
 class _BackoffPolling(PyhiveConnectionWrapper):
     """dbt-spark's thrift statement wrapper, polling a running statement after 0.05 s and then at
     doubling waits up to the profile's `poll_interval`: dbt-spark sleeps the whole interval (default
@@ -156,9 +132,9 @@ class SparkloadConnectionManager(SparkConnectionManager):
     def spark_session(creds: SparkloadCredentials):
         """The in-process SparkSession of `method: embedded` (the lakehouse's) or `session`."""
         if creds.method == EMBEDDED:
-            from python_extract.lakehouse.session import get_session
+            from python_extract.lakehouse.session import get_session, quiet_jvm
 
-            with _quiet_jvm():
+            with quiet_jvm():
                 return get_session(creds.lakehouse_config())
         from pyspark.sql import SparkSession
 
