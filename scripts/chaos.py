@@ -529,8 +529,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--work", help="working directory (default: a new temporary one, removed afterwards)")
     args = parser.parse_args(argv)
     if args.command == "extract":
-        extract(Path(args.work), Path(args.home), args.dataset, args.pipeline, args.upto, Path(args.stage_file),
-                args.slow_landing)
+        from python_extract.errors import PipelineLocked
+
+        try:
+            extract(Path(args.work), Path(args.home), args.dataset, args.pipeline, args.upto, Path(args.stage_file),
+                    args.slow_landing)
+        except PipelineLocked as e:  # as the CLI: exit 4, busy (a second writer, or a job meeting one)
+            print(f"busy: {e}", file=sys.stderr)
+            return 4
         return 0
     rounds, probability, kills = (1, 1.0, 1) if args.short else (args.rounds, args.kill_probability, args.max_kills)
     work = Path(args.work or tempfile.mkdtemp(prefix="sparkload-chaos-"))

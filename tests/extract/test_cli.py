@@ -179,7 +179,10 @@ def test_quiet_jvm__the_cli_sets_quiet_logging_for_its_own_jvm_only(monkeypatch,
     nothing on the terminal) and gone after it, so JVMs started later by the same process keep their logs."""
     import os
 
+    import pyspark
+
     monkeypatch.delenv("SPARK_SUBMIT_OPTS", raising=False)
+    monkeypatch.setattr(pyspark.SparkContext, "_gateway", None)  # as in a new process: no JVM yet
     seen = []
     parser = cli.build_parser()
     args = parser.parse_args(["sources"])
