@@ -62,7 +62,10 @@ MODELS = {
 GROUPS = {"a": ["events", "accounts", "settings"], "b": ["customers", "customers__tags", "products"]}
 EXTRACT_STAGES = ["startup", "extracted", "sealed", "landing", "state written", "completed"]
 DBT_STAGES = ["startup", "running", "finishing"]
-COLLATERAL = re.compile(r"JdbcSQLNonTransientConnectionException: (Connection is broken|Database may be already in use)")
+# an attempt that failed on the embedded H2 catalog because another job's kill took the process serving it
+# (the connection breaks) or left its lock file behind for a moment (the open fails): restarted, counted
+COLLATERAL = re.compile(r"JdbcSQLNonTransientConnectionException: (Connection is broken|Database may be already in use)"
+                        r"|Failed to connect: jdbc:h2:|org\.h2\.store\.FileLock\.lockFile")
 
 
 # ---- the source of truth: rows per resource, as JSON lines under <work>/source/
