@@ -131,12 +131,16 @@ _REMEDIES = {
 }
 
 
+def shown_name(name: str) -> str:
+    """A name as an error shows it: a long one cut in the middle, with its length."""
+    return name if len(name) <= 60 else f"{name[:20]}...{name[-10:]} ({len(name)} characters)"
+
+
 def from_os_error(error: OSError, setting: str = "the setting that names it") -> LocalStateError:
     """`error` as a one-line `LocalStateError`: the path, the problem, the remedy (`setting` names the
     option or variable that chose the path, e.g. `--pipelines-dir`)."""
     problem, remedy = _REMEDIES.get(error.errno, (error.strerror or str(error), "check the path and {setting}"))
     path = error.filename if error.filename is not None else "(path unknown)"
     if error.errno == errno.ENAMETOOLONG and isinstance(path, str):
-        path = "/".join(part if len(part) <= 60 else f"{part[:20]}...{part[-10:]} ({len(part)} characters)"
-                        for part in path.split("/"))
+        path = "/".join(map(shown_name, path.split("/")))
     return LocalStateError(path, problem, remedy.format(setting=setting))

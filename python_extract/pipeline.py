@@ -10,7 +10,8 @@ fail at once when another process holds it, or wait up to `lock_wait` seconds. A
 rows), rows it landed are deleted, and `CorruptPackage` is raised: the next run extracts them again.
 After each load only the newest `keep_loaded_packages` loaded packages stay on disk.
 
-Errors: `PipelineStepFailed` naming the step, the load id and the table; `PipelineLocked`;
+Errors: `ConfigError` (a dataset name longer than a catalog takes, before any Spark work);
+`PipelineStepFailed` naming the step, the load id and the table; `PipelineLocked`;
 `CorruptPackage`; `LocalStateError` (a working directory or the lakehouse home is not writable).
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
 
-from .errors import CorruptPackage, LocalStateError, PipelineStepFailed, from_os_error
+from .errors import ConfigError, CorruptPackage, LocalStateError, PipelineStepFailed, from_os_error, shown_name
 from .extract.extractor import Extractor
 from .extract.resource import Keys, Resource
 from .extract.source import Source
@@ -39,6 +40,8 @@ from .state import State, new_state
 
 log = logging.getLogger("sparkload.pipeline")
 PIPELINE_FILE = "pipeline.json"
+# the longest schema name every lakehouse catalog takes: Delta's Hive metastore (Iceberg's JDBC catalog: 255)
+MAX_DATASET_NAME = 128
 
 
 @dataclass
@@ -97,6 +100,9 @@ class Pipeline:
                  lock_wait: float = 0.0, keep_loaded_packages: int = KEEP_LOADED):
         self.pipeline_name = pipeline_name
         self.dataset_name = normalize_identifier(dataset_name)
+        if len(self.dataset_name) > MAX_DATASET_NAME:
+            raise ConfigError(f"dataset_name {shown_name(self.dataset_name)}: longer than {MAX_DATASET_NAME} characters, "
+                              "the most a lakehouse catalog takes; shorten it (--dataset-name, `dataset_name:`)")
         self.lakehouse = lakehouse
         self.working_dir = Path(pipelines_dir) / pipeline_name
         self.packages = PackageStorage(self.working_dir)

@@ -72,7 +72,10 @@ def build_source(spec: Dict[str, Any], prefix: str = "source") -> Any:
     unknown = sorted(set(spec) - {"type", "name", "config"})
     if unknown:
         raise SourceConfigError([f"{prefix}: unknown key(s) {', '.join(unknown)}; expected type, name, config"])
-    plugin = get_plugin(spec["type"])
+    try:
+        plugin = get_plugin(spec["type"])
+    except UnknownSource as e:
+        raise SourceConfigError([f"{prefix}.type: {e}"]) from None
     config = resolve_config(plugin, spec.get("config") or {}, prefix=f"{prefix}.config")
     return plugin.build(config, spec.get("name") or plugin.name)
 

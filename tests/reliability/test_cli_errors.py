@@ -48,6 +48,12 @@ CASES = {
                                   "{file}: source.config: Additional properties are not allowed ('colour' was unexpected)"),
     "args_of_the_wrong_type": ("source: src.py:shop\nargs: {rows: ten}\n", [], 2,
                                "{file}: args.rows: expected int, got str 'ten' (signature: shop(rows: int = 3, big: bool = False))"),
+    "unknown_plugin_type": ("source: {type: rest_apx, config: {}}\n", [], 2,
+                            "{file}: source.type: no source plugin named 'rest_apx'; installed: airbyte, files, "
+                            "rest_api, sql_database"),
+    "dataset_name_too_long": ("source: src.py:shop\ndataset_name: " + "d" * 300 + "\n", [], 2,
+                              "dataset_name dddddddddddddddddddd...dddddddddd (300 characters): longer than 128 "
+                              "characters, the most a lakehouse catalog takes; shorten it (--dataset-name, `dataset_name:`)"),
     "unknown_argument": (None, ["--arg", "colour=red"], 2,
                          "--arg colour: got an unexpected keyword argument 'colour' (signature: shop(rows: int = 3, big: bool = False))"),
     "unknown_resource": (None, ["--resource", "users"], 2, "resources: source shop has no resource users; it has orders"),
