@@ -40,9 +40,10 @@ def _guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Name
 
 
 class Progress:
-    """Rows and pages per table while extracting, tables landed per load, and a closing summary; one
-    refreshed line on a terminal, a line every few seconds otherwise. The rate shows once a second of
-    extraction has passed (earlier it would be noise)."""
+    """Rows and pages per resource while extracting, tables landed per load, and a closing summary; one
+    refreshed line on a terminal, a line every few seconds otherwise (a resource's last count always).
+    The rate is the resource's rows over the time since its extraction started, shown once a second has
+    passed (earlier it would be noise)."""
 
     def __init__(self, stream=None, every: Optional[float] = None, clock: Callable[[], float] = time.monotonic):
         self.stream = stream = stream or sys.stderr
@@ -51,7 +52,7 @@ class Progress:
         self.clock = clock
         self._last = float("-inf")
         self._open = False
-        self._first: Optional[float] = None
+        self._started: Dict[str, Tuple[float, Dict[str, int]]] = {}  # resource: (start, the load's tables then)
 
     def attach(self, hooks) -> None:
         hooks.register("progress", self.on_progress)
@@ -70,19 +71,23 @@ class Progress:
             self.stream.write(text + "\n")
         self.stream.flush()
 
-    def line(self, resource: str, tables: Dict[str, int], rows: int, pages: int) -> str:
-        if self._first is None:
-            self._first = self.clock()
-        elapsed = self.clock() - self._first
-        total = sum(tables.values())
-        per_table = f" ({', '.join(f'{t} {n:,}' for t, n in tables.items())})" if len(tables) > 1 else ""
-        text = f"extract {resource}: {total:,} row{'s' * (total != 1)}{per_table} | {pages:,} page{'s' * (pages != 1)}"
-        if elapsed >= 1.0:
-            text += f" | {rows / elapsed:,.0f} rows/s"
+    def line(self, resource: str, tables: Dict[str, int], rows: int, pages: int, done: bool = False) -> str:
+        now = self.clock()
+        started, before = self._started.setdefault(resource, (now, dict(tables)))
+        if done:
+            del self._started[resource]  # a later pass (a date window) starts its own clock
+        # `tables` counts the whole load: show what this pass added (none once a checkpoint started a new load)
+        added = {t: n - before.get(t, 0) for t, n in tables.items() if n > before.get(t, 0)}
+        if any(n < before.get(t, 0) for t, n in tables.items()) or set(before) - set(tables):
+            added = {}
+        per_table = f" ({', '.join(f'{t} {n:,}' for t, n in added.items())})" if len(added) > 1 else ""
+        text = f"extract {resource}: {rows:,} row{'s' * (rows != 1)}{per_table} | {pages:,} page{'s' * (pages != 1)}"
+        if now - started >= 1.0:
+            text += f" | {rows / (now - started):,.0f} rows/s"
         return text
 
-    def on_progress(self, resource: str, tables: Dict[str, int], rows: int, pages: int) -> None:
-        self._show(self.line(resource, tables, rows, pages))
+    def on_progress(self, resource: str, tables: Dict[str, int], rows: int, pages: int, done: bool = False) -> None:
+        self._show(self.line(resource, tables, rows, pages, done), force=done)
 
     def on_table(self, package, table: str) -> None:
         tables = package.tables()

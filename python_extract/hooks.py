@@ -6,8 +6,10 @@
     tables_landed     (package)             every table landed; the state row is next
     state_written     (package)             the `_dlt_pipeline_state` row is written; `_dlt_loads` next
     load_completed    (package)             the `_dlt_loads` row is written; the package moves to loaded/
-    progress          (resource, tables, rows, pages)  every 10,000 rows or 100 pages and at the end of a
-                                                    resource pass; `tables` = rows so far per table
+    progress          (resource, tables, rows, pages, done)  at the start of a resource pass, every 10,000
+                                                    rows, 1,000 yields or second, and at its end (done=True);
+                                                    `rows`: the pass's rows so far in every table (an item not yet
+                                                    normalised counts one), `tables`: the load's rows per table
 
 Progress displays (the CLI) and crash tests (a callback that kills its own process) use them.
 """

@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import time
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from ..errors import PipelineStepFailed, SparkloadError
@@ -33,6 +34,7 @@ from .windows import DateWindows, Window
 
 log = logging.getLogger("sparkload.extract")
 PROGRESS_EVERY = 10_000
+PROGRESS_SECONDS = 1.0  # a slow source (an API page a second) still reports while it runs
 BATCH_ITEMS = 10_000
 
 
@@ -100,6 +102,9 @@ class Extractor:
         load_id = writer.load_id
         table = None
         written = pages = yields = reported = 0
+        self.hooks.emit("progress", resource=res.name, tables=dict(writer.counts), rows=0, pages=0, done=False)
+        reported_at = time.monotonic()
+        rows_before = sum(writer.counts.values())  # the load's rows of earlier resources: not this pass's
         batches: Dict[str, List[Any]] = {}
         passes = filters[0] if len(filters) == 1 else (lambda item: self._passes(filters, item))
         closable = [f for f in filters if f.row_order]
@@ -121,6 +126,7 @@ class Extractor:
                             self.not_null.raise_if_any()
                             for f in filters:
                                 f.commit()
+                            rows_before -= sum(writer.counts.values())  # the sealed rows stay counted
                             self._seal()
                             writer = self.writer
                             load_id = writer.load_id
@@ -148,9 +154,11 @@ class Extractor:
                 if closing:
                     getattr(pages_iter, "close", lambda: None)()
                     break
-                if yields % 1000 == 0 or written - reported >= PROGRESS_EVERY:
-                    reported = written
-                    self.hooks.emit("progress", resource=res.name, tables=dict(writer.counts), rows=written, pages=pages)
+                if yields % 1000 == 0 or written - reported >= PROGRESS_EVERY or time.monotonic() - reported_at >= PROGRESS_SECONDS:
+                    reported, reported_at = written, time.monotonic()
+                    rows = sum(writer.counts.values()) - rows_before + sum(map(len, batches.values()))
+                    self.hooks.emit("progress", resource=res.name, tables=dict(writer.counts), rows=rows, pages=pages,
+                                    done=False)
             written += self._flush_batches(writer, res, batches)
             self.not_null.raise_if_any()
             for f in filters:
@@ -161,7 +169,8 @@ class Extractor:
             raise PipelineStepFailed("extract", str(e), load_id=load_id, table=getattr(e, "table", None) or table or res.name) from e
         except Exception as e:  # noqa: BLE001 - named with the step, the load and the table
             raise PipelineStepFailed("extract", f"resource {res.name}: {type(e).__name__}: {e}", load_id=load_id, table=table or res.name) from e
-        self.hooks.emit("progress", resource=res.name, tables=dict(writer.counts), rows=written, pages=pages)
+        self.hooks.emit("progress", resource=res.name, tables=dict(writer.counts), rows=sum(writer.counts.values()) - rows_before,
+                        pages=pages, done=True)
         return written
 
     @staticmethod

@@ -143,22 +143,25 @@ def test_pipeline_reset__refuses_an_unknown_pipeline_or_resource_and_changes_not
 
 
 def test_progress__rate_only_after_the_first_second_and_no_doubled_units():
+    """The display's arithmetic on a fake clock; tests/reliability/test_cli_output.py watches the real command."""
     import io
 
     now = [100.0]
     stream = io.StringIO()
-    progress = cli_pipeline.Progress(stream=stream, every=0, clock=lambda: now[0])
+    progress = cli_pipeline.Progress(stream=stream, every=5, clock=lambda: now[0])
     progress.on_progress("orders", {}, 0, 0)
-    progress.on_progress("orders", {"orders": 1}, 1, 1)
+    progress.on_progress("orders", {"orders": 1}, 1, 1)                      # within 5 s of the last line: not shown
     now[0] += 0.5
-    progress.on_progress("orders", {"orders": 5_000, "orders__lines": 9_000}, 14_000, 3)
+    progress.on_progress("orders", {"orders": 5_000, "orders__lines": 9_000}, 14_000, 3, done=True)  # the last: shown
     now[0] += 1.5
-    progress.on_progress("orders", {"orders": 20_000, "orders__lines": 30_000}, 50_000, 10)
+    progress.on_progress("users", {"orders": 5_000, "orders__lines": 9_000}, 0, 0)   # its own clock; not shown (5 s)
+    now[0] += 2.0
+    progress.on_progress("users", {"orders": 5_000, "orders__lines": 9_000, "users": 40_000, "users__roles": 10_000},
+                         50_000, 10, done=True)
     assert stream.getvalue().splitlines() == [
         "extract orders: 0 rows | 0 pages",
-        "extract orders: 1 row | 1 page",
         "extract orders: 14,000 rows (orders 5,000, orders__lines 9,000) | 3 pages",
-        "extract orders: 50,000 rows (orders 20,000, orders__lines 30,000) | 10 pages | 25,000 rows/s",
+        "extract users: 50,000 rows (users 40,000, users__roles 10,000) | 10 pages | 25,000 rows/s",
     ]
 
 
