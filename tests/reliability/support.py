@@ -4,11 +4,13 @@ so a test can hold a writer in the middle of a run)."""
 from __future__ import annotations
 
 import os
+import pty
+import select
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parents[2]
@@ -55,6 +57,32 @@ def sparkload(*args: str, home: Path, cwd: Optional[Path] = None, timeout: float
 def start(*args: str, home: Path, cwd: Optional[Path] = None, **extra: str) -> subprocess.Popen:
     return subprocess.Popen([str(BIN / "sparkload"), *args], env=env(home, **extra), cwd=cwd, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+
+
+def on_a_terminal(*args: str, home: Path, cwd: Optional[Path] = None, answer: Optional[str] = None,
+                  timeout: float = 600) -> Tuple[int, str]:
+    """`sparkload ARGS` with a pseudo-terminal as stdin, stdout and stderr, typing `answer` once it asks
+    (`[y/N] `); (exit code, everything the terminal showed, newlines as \\n)."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([str(BIN / "sparkload"), *args], env=env(home), cwd=cwd, stdin=follower,
+                               stdout=follower, stderr=follower)
+    os.close(follower)
+    shown, deadline = b"", time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if answer is not None and b"[y/N] " in shown:
+            os.write(leader, answer.encode() + b"\n")
+            answer = None
+        if not select.select([leader], [], [], 1)[0]:
+            continue
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the process closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    return process.wait(timeout=60), shown.decode().replace("\r\n", "\n")
 
 
 def wait_for(path: Path, process: Optional[subprocess.Popen] = None, timeout: float = 300) -> None:

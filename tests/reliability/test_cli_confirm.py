@@ -3,44 +3,11 @@ state (issue 19, item 5), on the real process with its terminal a pseudo-termina
 `y` wipes the cursors. Without a terminal it refuses unless `--yes` (tests/extract/test_cli.py)."""
 from __future__ import annotations
 
-import os
-import pty
-import select
-import subprocess
-import time
-
 import python_extract as sl
 
-from .support import BIN, env
+from .support import on_a_terminal
 
 QUESTION = "wipe the state of every resource of pipeline {name} (cursors restart from their initial values)? [y/N] "
-
-
-def _answer(args, answer: str, home) -> tuple:
-    """`sparkload ARGS` on a pseudo-terminal, typing `answer` once it asks; (exit code, the terminal's text)."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen([str(BIN / "sparkload"), *args], env=env(home), stdin=follower, stdout=follower,
-                               stderr=follower)
-    os.close(follower)
-    shown, answered, deadline = b"", False, time.monotonic() + 600
-    while time.monotonic() < deadline:
-        if not answered and b"[y/N] " in shown:
-            os.write(leader, answer.encode() + b"\n")
-            answered = True
-        ready, _, _ = select.select([leader], [], [], 1)
-        if not ready:
-            if process.poll() is not None:
-                break
-            continue
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # EIO: the process closed the terminal
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(leader)
-    return process.wait(timeout=60), shown.decode().replace("\r\n", "\n")
 
 
 def _cursor(lakehouse, names, pipelines):
@@ -63,12 +30,12 @@ def test_reset_without_resource__asks_on_a_terminal_no_keeps_every_cursor_yes_wi
     args = ["pipeline", "reset", names.staging, "--dataset-name", names.staging, "--pipelines-dir", str(pipelines)]
     question = QUESTION.format(name=names.staging)
 
-    code, shown = _answer(args, "n", lakehouse.home)
+    code, shown = on_a_terminal(*args, home=lakehouse.home, answer="n")
     assert code == 2, shown[-3000:]
     assert shown.rstrip("\n").endswith(f"{question}n\nsparkload: cancelled: nothing changed"), shown[-3000:]
     assert _cursor(lakehouse, names, pipelines) == {"events": 2}
 
-    code, shown = _answer(args, "y", lakehouse.home)
+    code, shown = on_a_terminal(*args, home=lakehouse.home, answer="y")
     assert code == 0, shown[-3000:]
     assert f"{question}y\npipeline {names.staging}: state of every resource wiped in load " in shown, shown[-3000:]
     assert _cursor(lakehouse, names, pipelines) == {"events": None}

@@ -1,15 +1,12 @@
 """What the real `sparkload run` process shows while it works (issue 19, items 4 and 6): progress on a
-terminal (stderr on a pseudo-terminal) counts a slow resource's rows while it runs, each resource with
+terminal (a pseudo-terminal) counts a slow resource's rows while it runs, each resource with
 its own clock and its own tables, a rate only once a second has passed and never faster than the
 source can yield; `-v` adds the library's INFO log, which a run without it does not show."""
 from __future__ import annotations
 
-import os
-import pty
 import re
-import subprocess
 
-from .support import BIN, env, write_source
+from .support import on_a_terminal, sparkload, write_source
 
 SOURCE = '''
 import time
@@ -34,30 +31,9 @@ def shop(pages: int = 6):
 LINE = re.compile(r"^extract (\w+): ([\d,]+) rows?(?: \(([^)]*)\))? \| ([\d,]+) pages?(?: \| ([\d,]+) rows/s)?$")
 
 
-def _run_on_a_terminal(*args: str, home, cwd) -> tuple:
-    """`sparkload ARGS` with stderr on a pseudo-terminal; (exit code, stdout, the terminal's text)."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen([str(BIN / "sparkload"), *args], env=env(home), cwd=cwd, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=follower, text=True)
-    os.close(follower)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # EIO: the process closed the terminal
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(leader)
-    out = process.stdout.read()
-    return process.wait(timeout=600), out, shown.decode()
-
-
 def test_progress__a_slow_resource_counts_while_it_runs_and_every_rate_is_one_the_source_allows(tmp_path, names):
     write_source(tmp_path, SOURCE, "shop.py")
-    code, out, shown = _run_on_a_terminal("run", "shop.py:shop", "--pipeline-name", names.staging,
-                                          home=tmp_path / "lake", cwd=tmp_path)
+    code, shown = on_a_terminal("run", "shop.py:shop", "--pipeline-name", names.staging, home=tmp_path / "lake", cwd=tmp_path)
     assert code == 0, shown[-3000:]
     lines = [part for line in shown.replace("\x1b[2K", "").splitlines() for part in line.split("\r") if part.strip()]
     extract = [LINE.match(line) for line in lines if line.startswith("extract ")]
@@ -80,15 +56,14 @@ def test_progress__a_slow_resource_counts_while_it_runs_and_every_rate_is_one_th
     assert fast[-1].group(5) is None or number(fast[-1].group(5)) <= 20, fast[-1].group(0)
     assert not re.search(r"\brows? rows\b", shown)
     assert "load " in shown and "complete" in shown
-    assert f"pipeline {names.staging}: 1 load(s)" in out and "(140 rows: slow 60, slow__tags 60, fast 10, fast__tags 10)" in out
+    assert f"pipeline {names.staging}: 1 load(s)" in shown and "(140 rows: slow 60, slow__tags 60, fast 10, fast__tags 10)" in shown
     assert "INFO " not in shown  # no library log without -v
 
 
 def test_verbose__a_run_that_succeeds_shows_the_info_log(tmp_path, names):
     write_source(tmp_path, SOURCE, "shop.py")
-    done = subprocess.run([str(BIN / "sparkload"), "run", "shop.py:shop", "--arg", "pages=1", "--pipeline-name",
-                           names.staging, "--no-progress", "-v"], env=env(tmp_path / "lake"), cwd=tmp_path,
-                          capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    done = sparkload("run", "shop.py:shop", "--arg", "pages=1", "--pipeline-name", names.staging, "--no-progress", "-v",
+                     home=tmp_path / "lake", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert re.search(rf"^INFO sparkload.pipeline: pipeline {names.staging} loaded \S+ into {names.staging}_dataset",
                      done.stderr, re.M), done.stderr[-3000:]
