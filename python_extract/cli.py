@@ -32,6 +32,7 @@ from .errors import (
     CatalogBusy, EXIT_INTERNAL, EXIT_INTERRUPTED, LocalStateError, PipelineStepFailed, SparkloadError, from_os_error,
 )
 from .lakehouse import LakehouseConfig, LakehouseConfigError
+from .lakehouse.java_errors import concise, root_cause
 from .lakehouse.session import quiet_jvm
 
 
@@ -194,8 +195,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+JAVA_CALL = "An error occurred while calling o"  # how py4j's Py4JJavaError starts its text
+CATALOG_CONNECT = re.compile(r"UncheckedSQLException: Failed to connect: (\S+)")
+
+
 def _one_line(text: str, limit: int = 600) -> str:
-    text = " ".join(str(text).split())
+    text = str(text)
+    if JAVA_CALL in text:
+        text = concise(text, raised_first=False)  # Java's stack frames say nothing a user acts on; -v prints them
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
@@ -229,6 +237,12 @@ def explain(error: BaseException) -> Tuple[int, str]:
                            "catalog database is opened by another process that does not share it; close that process "
                            "(an SQL console, a Spark with other catalog settings) or wait for it, then run again")
         return busy.exit_code, _one_line(f"{busy}{where}")
+    java = next((str(e) for e in chain if JAVA_CALL in str(e)), "")
+    connect = CATALOG_CONNECT.search(java)
+    if connect:
+        return 2, _one_line(f"the lakehouse catalog {connect.group(1)} cannot be opened: {root_cause(java) or 'failed to connect'}"
+                            f"{where}; check catalog_uri (`lakehouse: {{catalog_uri: ...}}` in the pipeline file, "
+                            "SPARKLOAD_CATALOG_URI) or leave it unset for the lakehouse's own catalog")
     if isinstance(error, SparkloadError):
         return error.exit_code, _one_line(error.summary() if hasattr(error, "summary") else error)
     if isinstance(error, LakehouseConfigError):

@@ -11,6 +11,7 @@ import sys
 from .conftest import INTEGRATION, REPO
 
 LAKEHOUSE_ONLY = {"python_extract", "python_extract.lakehouse", "python_extract.lakehouse.config",
+                  "python_extract.lakehouse.java_errors",
                   "python_extract.lakehouse.jars", "python_extract.lakehouse.session"}
 
 

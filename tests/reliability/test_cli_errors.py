@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+import python_extract as sl
 from python_extract import cli
 
 from .support import one_line, sparkload, write_source
@@ -83,6 +84,34 @@ def test_verbose__adds_the_traceback_and_version_prints_versions(tmp_path):
         assert done.stderr.splitlines()[-1].startswith("sparkload: pipeline.yaml: line 2 column 1: not valid YAML")
     version = sparkload("--version", home=tmp_path / "lake")
     assert version.returncode == 0 and version.stdout.startswith("sparkload 0.") and "pyspark 3.5" in version.stdout
+
+
+def test_unreachable_catalog__one_line_naming_the_uri_and_its_cause_not_a_java_trace(tmp_path):
+    write_source(tmp_path, SOURCE, "src.py")
+    uri = f"jdbc:h2:{tmp_path}/nowhere/catalog;IFEXISTS=TRUE"
+    (tmp_path / "pipeline.yaml").write_text(f"source: src.py:shop\nlakehouse: {{catalog_uri: '{uri}'}}\n")
+    done = sparkload("run", "pipeline.yaml", "--no-progress", home=tmp_path / "lake", cwd=tmp_path)
+    assert done.returncode == 2
+    assert one_line(done.stderr) == (
+        f"sparkload: the lakehouse catalog {uri} cannot be opened: Database \"{tmp_path}/nowhere/catalog\" not found, "
+        "and IFEXISTS=true, so we cant auto-create it [90146-232]; check catalog_uri (`lakehouse: {catalog_uri: ...}` "
+        "in the pipeline file, SPARKLOAD_CATALOG_URI) or leave it unset for the lakehouse's own catalog")
+
+
+def test_java_errors__the_one_line_keeps_each_exception_and_drops_the_stack_frames():
+    """What `main` prints for a failure whose text is a Java exception chain (py4j's Py4JJavaError)."""
+    from ..adapter.test_errors import WRAPPED
+
+    class Py4JJavaError(Exception):
+        pass
+
+    error = sl.PipelineStepFailed("load", f"Py4JJavaError: {WRAPPED}", load_id="17", table="orders")
+    error.__cause__ = Py4JJavaError(WRAPPED)
+    code, line = cli.explain(error)
+    assert code == 1
+    assert line.startswith("load step failed load 17 table orders: Py4JJavaError: An error occurred while calling o57.sql. "
+                           ": org.apache.spark.SparkException: Job aborted due to stage failure")
+    assert " at org." not in line and "... 19 more" not in line and "Caused by: java.lang.RuntimeException" in line
 
 
 def test_big_int__one_line_naming_table_column_and_load_with_the_jvm_quiet(tmp_path, names):

@@ -1,39 +1,5 @@
-"""Spark's errors as dbt shows them: the message a person acts on first, the Java stack trace left out.
+"""Spark's errors as dbt shows them: `concise` (python_extract/lakehouse/java_errors.py, shared with the
+`sparkload` command) keeps the materialization's message first and leaves out the Java stack trace."""
+from python_extract.lakehouse.java_errors import concise
 
-A failing statement reaches dbt as the text of a Java exception chain: py4j's `Py4JJavaError` in this
-process, the thrift server's `HiveSQLException` over the wire. A MERGE that raises a materialization's
-message (`raise_error(...)`: a `java.lang.RuntimeException` on Spark 3.5) arrives wrapped in "Job aborted due to
-stage failure" and 100-380 lines of frames. `concise` keeps every exception's own line, in order,
-drops the frames, and puts the raised message first; the whole text stays in dbt's debug log.
-
-    >>> concise("An error occurred while calling o57.sql.\\n: org.apache.spark.SparkException: Job aborted"
-    ...         " ...: org.apache.spark.SparkRuntimeException: [USER_RAISED_EXCEPTION] key 1 twice SQLSTATE: P0001"
-    ...         "\\n\\tat org.apache.spark.Foo.bar(Foo.scala:1)")
-    'key 1 twice\\nAn error occurred while calling o57.sql.\\n: org.apache.spark.SparkException: Job aborted ...: org.apache.spark.SparkRuntimeException: [USER_RAISED_EXCEPTION] key 1 twice SQLSTATE: P0001'
-"""
-from __future__ import annotations
-
-import re
-from typing import List
-
-FRAME = re.compile(r"^\s*(at [\w$.<>/]+\(.*\)|\.\.\. \d+ (more|common frames omitted))\s*$")
-# `raise_error(msg)`: a RuntimeException on Spark 3.5, [USER_RAISED_EXCEPTION] on Spark 4
-RAISED = re.compile(r"(?:\[USER_RAISED_EXCEPTION\]|java\.lang\.RuntimeException:)\s*(.*?)(?:\s+SQLSTATE: \w+)?\s*$", re.M)
-JVM_TRACE = "JVM stacktrace:"
-MAX_LINES = 20  # beyond frames, a query plan can be long: the rest is in the debug log
-
-
-def concise(text: str) -> str:
-    """`text` without Java stack frames, the user-raised message (if any) as its first line."""
-    text = text.split(f"\n{JVM_TRACE}\n", 1)[0]
-    lines: List[str] = []
-    for line in text.splitlines():
-        if FRAME.match(line) or (lines and line == lines[-1]):
-            continue
-        lines.append(line.rstrip())
-    raised = RAISED.search(text)
-    if raised and raised.group(1):
-        lines.insert(0, raised.group(1))
-    if len(lines) > MAX_LINES:
-        lines = lines[:MAX_LINES] + [f"... ({len(lines) - MAX_LINES} more lines in the dbt debug log)"]
-    return "\n".join(lines).strip()
+__all__ = ["concise"]
