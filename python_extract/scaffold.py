@@ -8,9 +8,10 @@
   also writes a runnable project: `dbt_project.yml` and a `profiles.yml` (type sparkload, embedded, on
   the lakehouse that was read).
 
-Into an existing project it adds `models/<dataset>/` only if no model or source of the same name exists
-anywhere in the project's model paths; otherwise it refuses before writing any file (or, with
-`prefix_with_dataset`, names the models `<dataset>__<table>`). Existing files are kept unless `overwrite`.
+Into an existing project it adds `<its first model path>/<dataset>/` (`models/<dataset>/` by default)
+only if no model or source of the same name exists anywhere in the project's model paths; otherwise it
+refuses before writing any file (or, with `prefix_with_dataset`, names the models `<dataset>__<table>`).
+Existing files are kept unless `overwrite`.
 
 Errors: `ConfigError` (a name collision, an unknown schema name).
 """
@@ -79,14 +80,17 @@ def _project_name(folder: Path) -> str:
     return name if name[0].isalpha() else f"p_{name}"
 
 
+def _model_paths(project: Path) -> List[str]:
+    """The project's `model-paths` (dbt's default: models)."""
+    config = project / "dbt_project.yml"
+    paths = (yaml.safe_load(config.read_text()) or {}).get("model-paths") if config.is_file() else None
+    return list(paths or ["models"])
+
+
 def _existing(project: Path) -> Dict[str, Dict[str, Path]]:
     """{"models": {name: file}, "sources": {name: file}} of the project's model paths."""
-    paths = ["models"]
-    config = project / "dbt_project.yml"
-    if config.is_file():
-        paths = (yaml.safe_load(config.read_text()) or {}).get("model-paths") or paths
     found: Dict[str, Dict[str, Path]] = {"models": {}, "sources": {}}
-    for base in paths:
+    for base in _model_paths(project):
         for path in sorted((project / base).rglob("*")):
             if path.suffix in (".sql", ".py"):
                 found["models"].setdefault(path.stem, path)
@@ -116,7 +120,7 @@ def plan_dbt_scaffold(schema: Schema, dataset: str, project_dir: Path, lakehouse
     with the project's models or sources, so that nothing is written."""
     project = Path(project_dir)
     plan = ScaffoldPlan(new_project=not (project / "dbt_project.yml").is_file())
-    folder = project / "models" / dataset
+    folder = project / _model_paths(project)[0] / dataset  # where dbt looks: an existing project may use `src/`
     tables = [t for n, t in schema.tables.items() if not n.startswith("_dlt")]
     prefix = f"{dataset}__" if prefix_with_dataset else ""
     plan.models = {t.name: f"{prefix}{t.name}" for t in tables}

@@ -55,3 +55,29 @@ def test_scaffold__refuses_a_model_name_the_project_has_then_prefixes_and_dbt_ru
     assert column(spark, f"select name from `{names.target}`.customers") == ["Ann"]
     assert column(spark, f"select name from `{names.target}`.`{second}__customers`") == ["Bob"]
     assert sorted(column(spark, f"select sku from `{names.target}`.`{second}__customers__orders`")) == ["Bob-1", "Bob-2"]
+
+
+def test_scaffold__into_a_project_with_its_own_model_paths_writes_where_dbt_looks(lakehouse, spark, names, tmp_path):
+    from dbt.cli.main import dbtRunner
+
+    _land(lakehouse, names.staging, tmp_path / "pipelines", "Cy")
+    project = tmp_path / "project"
+    (project / "transform").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text("name: shop\nversion: '1.0'\nconfig-version: 2\nprofile: shop\n"
+                                             "model-paths: [transform]\n")
+    (project / "transform" / "hello.sql").write_text("select 1 as one\n")
+    (project / "profiles.yml").write_text(
+        f"shop:\n  target: dev\n  outputs:\n    dev: {{type: sparkload, method: embedded, schema: {names.target}, "
+        f"lakehouse_dir: '{lakehouse.home}', threads: 1}}\n")
+    before = _files(project)
+
+    assert cli.main(["dbt", "scaffold", "--dataset", names.staging, "--project-dir", str(project),
+                     "--home", str(lakehouse.home)]) == 0
+    added = {str(p) for p in set(_files(project)) - set(before)}
+    assert added == {f"transform/{names.staging}/sources.yml", f"transform/{names.staging}/customers.sql",
+                     f"transform/{names.staging}/customers__orders.sql"}
+    assert {p: t for p, t in _files(project).items() if p in before} == before  # its own files untouched
+    result = dbtRunner().invoke(["run", "--project-dir", str(project), "--profiles-dir", str(project)])
+    assert result.success, result.exception
+    assert column(spark, f"select name from `{names.target}`.customers") == ["Cy"]
+    assert sorted(column(spark, f"select sku from `{names.target}`.customers__orders")) == ["Cy-1", "Cy-2"]
