@@ -6,7 +6,7 @@
   (write disposition, merge strategy, primary key, merge key, hard_delete, dedup_sort); child tables
   become child models following their root (`root_model`). Into a folder without `dbt_project.yml` it
   also writes a runnable project: `dbt_project.yml` and a `profiles.yml` (type sparkload, embedded, on
-  the lakehouse that was read).
+  the lakehouse that was read; added at the end of a `profiles.yml` already there that lacks it).
 
 Into an existing project it adds `<its first model path>/<dataset>/` (`models/<dataset>/` by default)
 only if no model or source of the same name exists anywhere in the project's model paths; otherwise it
@@ -109,6 +109,7 @@ def _existing(project: Path) -> Dict[str, Dict[str, Path]]:
 class ScaffoldPlan:
     """The files `sparkload dbt scaffold` writes, by path; `models` maps each table to its model name."""
     files: Dict[Path, str] = field(default_factory=dict)
+    appended: Dict[Path, str] = field(default_factory=dict)  # text added at the end of an existing file
     models: Dict[str, str] = field(default_factory=dict)
     new_project: bool = False
 
@@ -139,10 +140,15 @@ def plan_dbt_scaffold(schema: Schema, dataset: str, project_dir: Path, lakehouse
         plan.files[project / "dbt_project.yml"] = yaml.safe_dump(
             {"name": name, "version": "1.0.0", "config-version": 2, "profile": name, "model-paths": ["models"]},
             sort_keys=False)
-        if not (project / "profiles.yml").exists():
-            plan.files[project / "profiles.yml"] = yaml.safe_dump({name: {"target": "dev", "outputs": {"dev": {
-                "type": "sparkload", "method": "embedded", "schema": target_schema,
-                "lakehouse_dir": str(Path(lakehouse_home or ".sparkload").resolve()), "threads": 1}}}}, sort_keys=False)
+        profile = yaml.safe_dump({name: {"target": "dev", "outputs": {"dev": {
+            "type": "sparkload", "method": "embedded", "schema": target_schema,
+            "lakehouse_dir": str(Path(lakehouse_home or ".sparkload").resolve()), "threads": 1}}}}, sort_keys=False)
+        profiles = project / "profiles.yml"
+        if not profiles.exists():
+            plan.files[profiles] = profile
+        elif name not in (yaml.safe_load(profiles.read_text()) or {}):
+            # a profiles.yml of other projects: add this one's profile below them, their text kept as it is
+            plan.appended[profiles] = "\n" + profile
     sources = {"version": 2, "sources": [{"name": dataset, "schema": dataset, "tables": [{"name": t.name} for t in tables]}]}
     plan.files[folder / "sources.yml"] = yaml.safe_dump(sources, sort_keys=False)
     for table in tables:
@@ -158,7 +164,10 @@ def write_files(plan: ScaffoldPlan) -> List[Path]:
     for path, text in plan.files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    return list(plan.files)
+    for path, text in plan.appended.items():
+        with path.open("a") as f:
+            f.write(text)
+    return list(plan.files) + list(plan.appended)
 
 
 def dbt_scaffold(schema: Schema, dataset: str, project_dir: Path, overwrite: bool = False, **options: Any) -> List[Path]:

@@ -1,7 +1,10 @@
 """`sparkload dbt scaffold` into an empty folder writes a project dbt runs; into an existing project it
 refuses, before writing any file, a model or source name the project already has, or prefixes the models
-with the dataset when asked. The second dataset here has a table of the same name as the first's."""
+with the dataset when asked (the second dataset here has a table of the same name as the first's); it
+writes where the project's `model-paths` say, and adds its profile to a `profiles.yml` of other projects."""
 from __future__ import annotations
+
+import yaml
 
 import python_extract as sl
 from python_extract import cli
@@ -81,3 +84,22 @@ def test_scaffold__into_a_project_with_its_own_model_paths_writes_where_dbt_look
     assert result.success, result.exception
     assert column(spark, f"select name from `{names.target}`.customers") == ["Cy"]
     assert sorted(column(spark, f"select sku from `{names.target}`.customers__orders")) == ["Cy-1", "Cy-2"]
+
+
+def test_scaffold__into_a_folder_whose_profiles_yml_serves_other_projects_adds_its_profile(lakehouse, spark, names, tmp_path):
+    from dbt.cli.main import dbtRunner
+
+    _land(lakehouse, names.staging, tmp_path / "pipelines", "Di")
+    project = tmp_path / "shop"
+    project.mkdir()
+    theirs = "# the team's profiles\nwarehouse:\n  target: prod\n  outputs:\n    prod: {type: spark, method: session, schema: x, host: h}\n"
+    (project / "profiles.yml").write_text(theirs)
+
+    assert cli.main(["dbt", "scaffold", "--dataset", names.staging, "--project-dir", str(project),
+                     "--home", str(lakehouse.home), "--target-schema", names.target]) == 0
+    profiles = (project / "profiles.yml").read_text()
+    assert profiles.startswith(theirs)
+    assert set(yaml.safe_load(profiles)) == {"warehouse", "shop"}
+    result = dbtRunner().invoke(["run", "--project-dir", str(project), "--profiles-dir", str(project)])
+    assert result.success, result.exception
+    assert column(spark, f"select name from `{names.target}`.customers") == ["Di"]
