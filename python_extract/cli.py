@@ -6,6 +6,7 @@ in the library imports it.
     sparkload demo [--home DIR]                          sample data -> extractor -> dbt run -> final table
     sparkload run TARGET | sparkload pipeline {info,loads,reset,drop} NAME   the extractor (cli_pipeline.py)
     sparkload lakehouse serve [--port 10000]             the Spark Thrift server over the lakehouse (foreground)
+    sparkload lakehouse serve --stop                     stop the lakehouse's warm server (dbt `warm: true`)
     sparkload lakehouse maintain [--dataset D] [--dry-run]   compact, apply deletes, expire snapshots (python_extract/maintenance)
     sparkload cluster start [--workers 2]                a Spark standalone master + workers on this machine (foreground)
     sparkload --version
@@ -77,11 +78,24 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .lakehouse.serve import start_thrift_server
 
     config = _config(args)
+    if args.stop:
+        return _stop_warm(config)
     config = config.with_(spark_conf={**config.spark_conf, **dict(args.conf)})
     server = start_thrift_server(config, host=args.host, port=args.port, run_dir=args.run_dir)
     print(f"thrift server listening on {server.host}:{server.port} (lakehouse {config.home}, master "
           f"{config.master}); log {server.log}; Ctrl-C stops it", flush=True)
     return run_until_interrupted(server)
+
+
+def _stop_warm(config: LakehouseConfig) -> int:
+    from .lakehouse.warm import stop_server
+
+    stopped = stop_server(config.home)
+    if stopped is None:
+        print(f"no warm server runs for lakehouse {config.home}", flush=True)
+    else:
+        print(f"stopped the warm server of lakehouse {config.home} (pid {stopped['pid']}, port {stopped['port']})", flush=True)
+    return 0
 
 
 def _cmd_maintain(args: argparse.Namespace) -> int:
@@ -167,6 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--conf", type=_spark_conf_pair, action="append", default=[], metavar="KEY=VALUE",
                        help="extra Spark setting, repeatable (e.g. spark.executor.memory=2g)")
     serve.add_argument("--run-dir", help="log and working directory (default: a new temporary one)")
+    serve.add_argument("--stop", action="store_true",
+                       help="stop the lakehouse's warm server (dbt profiles with `warm: true`) instead, and exit")
     serve.set_defaults(func=_cmd_serve)
     maintain = lake.add_parser("maintain", help="compact small files, apply delete files, expire snapshots, remove orphan files")
     _lakehouse_args(maintain)

@@ -3,7 +3,9 @@
 Everything dbt-spark offers (`thrift`, `http`, `odbc`, `session`) works unchanged; `embedded` adds a
 SparkSession built by the lakehouse factory (`python_extract.lakehouse`) from the profile's
 `lakehouse_dir`, `table_format`, `master`, `jars_dir` and `spark_conf`, so dbt sees exactly the tables
-the extractor landed. No server is involved.
+the extractor landed. No server is involved, unless `warm: true`: then the dbt process starts no JVM
+and runs its statements over thrift on the lakehouse's warm server (`python_extract.lakehouse.warm`),
+started in the background by the first run and ending itself after `warm_idle_timeout` without queries.
 
 A relative `lakehouse_dir` is relative to the dbt project directory, as dbt resolves the paths of a
 project, wherever dbt is started from.
@@ -14,9 +16,9 @@ extractor, numpy or pyarrow), and pyspark only when a session is built.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Dict, Generator, Optional, Tuple
+from typing import Any, Dict, Generator, Optional, Tuple, Union
 
 from dbt.adapters.contracts.connection import Connection, ConnectionState
 from dbt.adapters.events.logging import AdapterLogger
@@ -31,6 +33,12 @@ EMBEDDED = "embedded"
 IN_PROCESS = ("embedded", "session")  # statements run on a SparkSession in this process
 METHODS = ("embedded", "session", "thrift", "http", "odbc")
 _reported = False  # the table format is logged at info once per process, at debug afterwards
+_verified: Dict[Tuple[str, int], int] = {}  # warm servers whose lakehouse this process checked: address -> pid
+
+
+def runs_in_process(creds) -> bool:
+    """Whether statements run on a SparkSession in this process (`embedded` without `warm`, `session`)."""
+    return creds.method in IN_PROCESS and not getattr(creds, "warm", False)
 
 
 @dataclass
@@ -41,6 +49,8 @@ class SparkloadCredentials(SparkCredentials):
     master: Optional[str] = None
     jars_dir: Optional[str] = None
     spark_conf: Dict[str, str] = field(default_factory=dict)
+    warm: bool = False
+    warm_idle_timeout: Optional[Union[int, str]] = None
 
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
@@ -54,14 +64,37 @@ class SparkloadCredentials(SparkCredentials):
             raise DbtRuntimeError(
                 f"method: {self.method!r} is not supported; expected one of {', '.join(METHODS)}"
             )
+        if self.warm or self.warm_idle_timeout is not None:
+            self._validate_warm()
         super().__post_init__()
+
+    def _validate_warm(self) -> None:
+        from python_extract.lakehouse.warm import WarmServerError, parse_idle_timeout
+
+        if not isinstance(self.warm, bool):
+            raise DbtRuntimeError(f"warm: {self.warm!r} is not a boolean; expected true or false")
+        if self.method != EMBEDDED:
+            raise DbtRuntimeError(f"warm applies to method: embedded only (this profile has method: {self.method}); "
+                                  "remove warm and warm_idle_timeout")
+        if not self.warm:
+            raise DbtRuntimeError("warm_idle_timeout is set but warm is not true; add warm: true or remove it")
+        try:
+            parse_idle_timeout(self.idle_timeout_value)
+        except WarmServerError as e:
+            raise DbtRuntimeError(str(e)) from e
+
+    @property
+    def idle_timeout_value(self) -> Union[int, str]:
+        from python_extract.lakehouse.warm import DEFAULT_IDLE_TIMEOUT
+
+        return DEFAULT_IDLE_TIMEOUT if self.warm_idle_timeout is None else self.warm_idle_timeout
 
     @property
     def type(self) -> str:
         return "sparkload"
 
     def _connection_keys(self) -> Tuple[str, ...]:
-        return ("method", "host", "port", "schema", "lakehouse_dir", "table_format", "master")
+        return ("method", "host", "port", "schema", "lakehouse_dir", "table_format", "master", "warm", "warm_idle_timeout")
 
     def lakehouse_config(self):
         from python_extract.lakehouse.config import LakehouseConfig
@@ -161,6 +194,8 @@ class SparkloadConnectionManager(SparkConnectionManager):
             return connection
         if creds.method != EMBEDDED:
             return cls._open_server(connection)
+        if creds.warm:
+            return cls._open_warm(connection)
         return cls._open_embedded(connection)
 
     @classmethod
@@ -196,3 +231,56 @@ class SparkloadConnectionManager(SparkConnectionManager):
         )
         connection.state = ConnectionState.OPEN  # type: ignore[assignment]
         return connection
+
+    @classmethod
+    def _open_warm(cls, connection: Connection) -> Connection:
+        """A thrift connection to the lakehouse's warm server (started when none runs; replaced once when
+        the recorded one does not answer), checked to serve this profile's lakehouse."""
+        from dbt.adapters.exceptions import FailedToConnectError
+
+        from python_extract.lakehouse.warm import WarmServerError, ensure_server, parse_idle_timeout
+
+        creds = connection.credentials
+        config = creds.lakehouse_config()
+        idle = parse_idle_timeout(creds.idle_timeout_value)
+        replace_pid = None
+        for attempt in (1, 2):
+            try:
+                server = ensure_server(config, idle, say=logger.info, replace_pid=replace_pid)
+            except WarmServerError as e:
+                raise DbtRuntimeError(f"sparkload embedded lakehouse (warm): {e}; or remove `warm` from the profile "
+                                      "to run the lakehouse in this process") from e
+            connection.credentials = replace(creds, method="thrift", host=server.host, port=server.port,
+                                             user=creds.user or "dbt", warm=False, warm_idle_timeout=None)
+            try:
+                cls._open_server(connection)
+                break
+            except FailedToConnectError as e:
+                if attempt == 2:
+                    raise
+                logger.info(f"sparkload warm server: pid {server.pid} on {server.host}:{server.port} refused the "
+                            f"connection ({e}); replacing it")
+                replace_pid = server.pid
+            finally:
+                connection.credentials = creds
+        first = _verified.get((server.host, server.port)) != server.pid
+        if first:
+            cls._verify_lakehouse(connection, config.home, server)
+            _verified[(server.host, server.port)] = server.pid
+        (logger.info if first else logger.debug)(
+            f"sparkload embedded lakehouse: warm server pid {server.pid} on {server.host}:{server.port} "
+            f"({'started by this run' if server.started else 'already running'}), home {config.home}")
+        return connection
+
+    @staticmethod
+    def _verify_lakehouse(connection: Connection, home: Path, server) -> None:
+        from python_extract.lakehouse.warm import HOME_CONF
+
+        cursor = connection.handle.cursor()
+        cursor.execute(f"set {HOME_CONF}")
+        served = dict(cursor.fetchall()).get(HOME_CONF)
+        if served != str(home):
+            connection.handle.close()
+            raise DbtRuntimeError(f"sparkload warm server pid {server.pid} on {server.host}:{server.port} serves "
+                                  f"lakehouse {served}, not {home}; stop it with `sparkload lakehouse serve --stop "
+                                  f"--home {home}` (its files are in {home / 'warm'})")

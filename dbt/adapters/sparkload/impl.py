@@ -23,7 +23,7 @@ from dbt.adapters.spark.impl import (
 )
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkload.connections import IN_PROCESS, SparkloadConnectionManager
+from dbt.adapters.sparkload.connections import SparkloadConnectionManager, runs_in_process
 
 LIST_VIEWS_MACRO_NAME = "sparkload__list_views_without_caching"
 V2_CATALOG_MESSAGE = "SHOW TABLE EXTENDED is not supported for v2 tables"
@@ -46,7 +46,7 @@ class SparkloadAdapter(SparkAdapter):
     def lakehouse_table_format(self) -> Optional[str]:
         """The embedded lakehouse's table format (delta or iceberg); None for server connections."""
         creds = self._connected()
-        if creds.method not in IN_PROCESS:
+        if not runs_in_process(creds):
             return None
         from python_extract.lakehouse.session import session_format
 
@@ -55,7 +55,7 @@ class SparkloadAdapter(SparkAdapter):
     @available
     def in_process_session(self) -> bool:
         """True when statements run on a SparkSession in this process (`embedded`, `session`)."""
-        return self._connected().method in IN_PROCESS
+        return runs_in_process(self._connected())
 
     @available
     def load_seed_rows(self, relation: BaseRelation, agate_table, column_types: List[str]) -> int:

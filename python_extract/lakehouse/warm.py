@@ -1,0 +1,424 @@
+"""The warm lakehouse server: one background thrift server per lakehouse, shared by `dbt run`s of the
+embedded adapter with `warm: true`, which exits by itself after an idle timeout.
+
+A dbt process with `warm: true` starts no JVM. `ensure_server(config, idle_timeout)` returns the
+address of the lakehouse's running server, starting one detached when there is none (or when the
+recorded one is gone), so the JVM start is paid once per idle period instead of once per `dbt run`.
+
+Files, all under `home/warm/`:
+  server.json   the running server: supervisor pid, address, JVM pid and port, idle timeout, settings
+  server.pid    the supervisor's pid alone (what a `processes.Watchdog.guard_pidfile` reads)
+  start.lock    `flock`ed while a server is checked, cleaned up or started: two dbt runs starting at
+                once start one server, the second waits and uses it
+  server.log    the supervisor's log: start, each connection, idle exit; the JVM logs under run/
+
+The server is a supervisor process (`python -m python_extract.lakehouse.warm serve ...`, its own
+session) that starts HiveThriftServer2 (`serve.start_thrift_server`, JVM on an internal loopback port,
+dying with the supervisor) and forwards the public loopback port to it. HiveThriftServer2 has no
+server-wide idle exit, so the forwarder is what sees every request: after `idle_timeout` seconds
+without a byte either way it removes server.json and server.pid, stops the JVM (which checks its port
+is free) and exits. A dead JVM ends the supervisor at once; a supervisor killed hard leaves its files,
+which the next `ensure_server` finds stale (pid gone), logs, cleans (ending a JVM left behind) and
+replaces. The server answers `set spark.sparkload.home` with its lakehouse, which the adapter checks.
+
+Only the standard library and `config` are imported here: the dbt process never loads pyspark.
+
+Errors: `WarmServerError` (one line: what failed, the log, the remedy).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, Optional
+
+from .config import SECRETS, LakehouseConfig
+
+log = logging.getLogger("sparkload.lakehouse.warm")
+
+HOME_CONF = "spark.sparkload.home"  # the server's answer to `set spark.sparkload.home`
+DEFAULT_IDLE_TIMEOUT = "15m"
+START_TIMEOUT = 600.0  # a JVM start on a loaded machine; the wait ends at once when the server fails
+SUPERVISOR_MODULE = "python_extract.lakehouse.warm"
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
+
+
+class WarmServerError(RuntimeError):
+    """The warm server could not be found, started or stopped."""
+
+
+def parse_idle_timeout(value: Any, name: str = "warm_idle_timeout") -> float:
+    """Seconds from `900`, `"90s"`, `"15m"` or `"1h"`.
+
+    >>> parse_idle_timeout("15m")
+    900.0
+    """
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", str(value)) if not isinstance(value, bool) else None
+    seconds = float(match.group(1)) * _UNITS[match.group(2)] if match else 0.0
+    if seconds <= 0:
+        raise WarmServerError(f"{name}: {value!r} is not a duration; expected seconds (900) or a number with "
+                              f"s, m or h (90s, 15m, 1h), greater than zero")
+    return seconds
+
+
+@dataclasses.dataclass(frozen=True)
+class WarmFiles:
+    """Where a lakehouse's warm server keeps its state (module docstring)."""
+    home: Path
+
+    @property
+    def dir(self) -> Path:
+        return self.home / "warm"
+
+    @property
+    def state(self) -> Path:
+        return self.dir / "server.json"
+
+    @property
+    def pidfile(self) -> Path:
+        return self.dir / "server.pid"
+
+    @property
+    def lock(self) -> Path:
+        return self.dir / "start.lock"
+
+    @property
+    def log(self) -> Path:
+        return self.dir / "server.log"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.dir / "run"
+
+    def read(self) -> Optional[Dict[str, Any]]:
+        """The recorded server, or None (no file, or one being written)."""
+        try:
+            return json.loads(self.state.read_text())
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def write(self, state: Dict[str, Any]) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for path, text in ((self.state, json.dumps(state, indent=1)), (self.pidfile, f"{state['pid']}\n")):
+            tmp = path.with_name(f".{path.name}.{os.getpid()}")
+            tmp.write_text(text)
+            tmp.replace(path)  # a reader sees the old file or the whole new one
+
+    def remove(self, pid: Optional[int] = None) -> None:
+        """Remove the state files (only if they still name `pid`, when given)."""
+        if pid is not None and (self.read() or {}).get("pid") != pid:
+            return
+        for path in (self.state, self.pidfile):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+
+    @contextlib.contextmanager
+    def locked(self, timeout: float = START_TIMEOUT + 60) -> Iterator[None]:
+        """The start lock (the kernel's, so a killed holder releases it)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.lock, "a+") as f:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise WarmServerError(f"{self.lock}: another process has held the warm server's start lock "
+                                              f"for {timeout:.0f} s; is a server start hanging? see {self.log}")
+                    time.sleep(0.2)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@dataclasses.dataclass(frozen=True)
+class Endpoint:
+    host: str
+    port: int
+    pid: int
+    started: bool  # by this call
+
+
+def settings_key(config: LakehouseConfig, idle_timeout: float) -> str:
+    """A digest of what the server was started with (no secret in it): a profile whose settings
+    differ gets a server of its own settings."""
+    values = {f.name: str(getattr(config, f.name)) for f in dataclasses.fields(config) if f.name not in SECRETS}
+    values["idle_timeout"] = str(idle_timeout)
+    return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _is_supervisor(pid: Any, home: Path) -> bool:
+    """Whether `pid` is a live warm server supervisor of `home` (not a recycled pid)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    cmdline = _cmdline(pid)  # empty for a zombie, which its starter has not reaped yet
+    return SUPERVISOR_MODULE in cmdline and str(home) in cmdline
+
+
+def _end_group(pgid: Any, must_contain: str, grace: float = 20.0) -> None:
+    """SIGTERM, then SIGKILL, a process group left behind (only if its leader still is what we started)."""
+    if not isinstance(pgid, int) or pgid <= 0 or must_contain not in _cmdline(pgid):
+        return
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and _cmdline(pgid):
+            time.sleep(0.2)
+
+
+def _wait_gone(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _cmdline(pid):
+            return True
+        time.sleep(0.2)
+    return not _cmdline(pid)
+
+
+def _clean_stale(files: WarmFiles, state: Dict[str, Any]) -> None:
+    """The files of a server whose supervisor is gone, and its JVM if it is still there."""
+    _end_group(state.get("jvm_pid"), "HiveThriftServer2")
+    files.remove()
+
+
+def ensure_server(config: LakehouseConfig, idle_timeout: float, say: Callable[[str], None] = log.info,
+                  replace_pid: Optional[int] = None) -> Endpoint:
+    """The address of this lakehouse's warm server, started (detached) when none runs.
+
+    `replace_pid`: the server that process runs did not answer; stop it and start a new one.
+
+    >>> ensure_server(LakehouseConfig.from_env(home="lake"), idle_timeout=900)   # doctest: +SKIP
+    Endpoint(host='127.0.0.1', port=41233, pid=5120, started=False)
+    """
+    files, key = WarmFiles(config.home), settings_key(config, idle_timeout)
+    state = files.read()
+    if replace_pid is None and state and state.get("settings") == key and _is_supervisor(state.get("pid"), config.home):
+        return Endpoint(state["host"], state["port"], state["pid"], started=False)
+    with files.locked():
+        state = files.read()  # another run may have started or replaced it while we waited for the lock
+        if state:
+            pid = state.get("pid")
+            if not _is_supervisor(pid, config.home):
+                say(f"sparkload warm server: the server recorded in {files.state} (pid {pid}, port {state.get('port')}) "
+                    "is gone; cleaning its files and starting a new one")
+                _clean_stale(files, state)
+            elif pid == replace_pid:
+                say(f"sparkload warm server: pid {pid} on port {state.get('port')} does not answer; stopping it "
+                    "and starting a new one")
+                _stop(files, state)
+            elif state.get("settings") != key:
+                say(f"sparkload warm server: pid {pid} on port {state.get('port')} runs with other settings "
+                    "(lakehouse settings or idle timeout changed); stopping it and starting one with these")
+                _stop(files, state)
+            else:
+                return Endpoint(state["host"], state["port"], pid, started=False)
+        return _start(files, config, idle_timeout, key, say)
+
+
+def _start(files: WarmFiles, config: LakehouseConfig, idle_timeout: float, key: str,
+           say: Callable[[str], None]) -> Endpoint:
+    files.dir.mkdir(parents=True, exist_ok=True)
+    overrides = {"table_format": config.table_format, "master": config.master,
+                 "jars_dir": str(config.jars_dir) if config.jars_dir else None, "spark_conf": config.spark_conf}
+    cmd = [sys.executable, "-m", SUPERVISOR_MODULE, "serve", "--home", str(config.home),
+           "--idle-timeout", str(idle_timeout), "--settings", key, "--overrides", json.dumps(overrides)]
+    say(f"sparkload warm server: starting one for lakehouse {config.home} (exits after {idle_timeout:.0f} s idle; "
+        f"log {files.log})")
+    with open(files.log, "ab") as out:
+        # detached on purpose: it must outlive this dbt run, and it ends itself when idle
+        popen = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                 start_new_session=True, cwd=str(files.dir))
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        state = files.read()
+        if state and state.get("pid") == popen.pid:
+            popen.returncode = 0  # not ours to reap: it outlives this process (silences Popen.__del__)
+            return Endpoint(state["host"], state["port"], popen.pid, started=True)
+        if popen.poll() is not None:
+            raise WarmServerError(f"the warm server for lakehouse {config.home} exited with code {popen.returncode} "
+                                  f"before serving: {_last_error(files.log)}; log {files.log}")
+        time.sleep(0.2)
+    _end_group(popen.pid, SUPERVISOR_MODULE)
+    raise WarmServerError(f"the warm server for lakehouse {config.home} did not serve within {START_TIMEOUT:.0f} s; "
+                          f"log {files.log}")
+
+
+def _last_error(path: Path) -> str:
+    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()] if path.exists() else []
+    failed = [line for line in lines if "ERROR" in line or "Error" in line]
+    return (failed or lines or ["(no log)"])[-1][:400]
+
+
+def _stop(files: WarmFiles, state: Dict[str, Any], timeout: float = 60.0) -> None:
+    pid = state["pid"]
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    if not _wait_gone(pid, timeout):
+        _end_group(pid, SUPERVISOR_MODULE)
+    _clean_stale(files, state)
+
+
+def stop_server(home: Path) -> Optional[Dict[str, Any]]:
+    """Stop the lakehouse's warm server; what it was (None when none ran). Stale files are cleaned."""
+    files = WarmFiles(Path(home).expanduser().resolve())
+    with files.locked():
+        state = files.read()
+        if not state:
+            return None
+        if not _is_supervisor(state.get("pid"), files.home):
+            _clean_stale(files, state)
+            return None
+        _stop(files, state)
+        return state
+
+
+# ---- the supervisor process -------------------------------------------------------------------
+
+
+class Supervisor:
+    """Forwards the public port to the JVM and ends both after `idle_timeout` s without traffic."""
+
+    def __init__(self, server, files: WarmFiles, idle_timeout: float):
+        self.server, self.files, self.idle_timeout = server, files, idle_timeout
+        self.last_activity = time.monotonic()
+        self.connections = 0
+        self.exit_code: Optional[int] = None
+
+    async def _pump(self, reader, writer) -> None:
+        try:
+            while True:
+                data = await reader.read(65536)
+                if not data:
+                    break
+                self.last_activity = time.monotonic()
+                writer.write(data)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _client(self, reader, writer) -> None:
+        import asyncio
+
+        self.last_activity = time.monotonic()
+        self.connections += 1
+        peer = writer.get_extra_info("peername")
+        log.info("connection %d from %s:%s", self.connections, *(peer or ("?", "?"))[:2])
+        try:
+            up_reader, up_writer = await asyncio.open_connection(self.server.host, self.server.port)
+        except OSError as e:
+            log.error("the JVM on port %d refused connection %d: %s", self.server.port, self.connections, e)
+            writer.close()
+            return
+        await asyncio.gather(self._pump(reader, up_writer), self._pump(up_reader, writer))
+
+    async def run(self, listener: socket.socket) -> int:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self._finish, 0, f"stopped by signal {sig.name}")
+        proxy = await asyncio.start_server(self._client, sock=listener)
+        while self.exit_code is None:
+            await asyncio.sleep(0.5)
+            code = self.server.process.popen.poll()
+            if code is not None:
+                self._finish(1, f"the thrift server JVM exited with code {code}; log {self.server.log}")
+            elif time.monotonic() - self.last_activity >= self.idle_timeout:
+                self._finish(0, f"idle for {self.idle_timeout:.0f} s")
+        proxy.close()  # no new connection from here on; the files are already gone
+        return self.exit_code
+
+    def _finish(self, code: int, why: str) -> None:
+        if self.exit_code is None:
+            log.info("stopping: %s", why)
+            self.files.remove(pid=os.getpid())  # first: a dbt run arriving now starts a new server
+            self.exit_code = code
+
+
+def serve(config: LakehouseConfig, idle_timeout: float, settings: str) -> int:
+    """The supervisor's body: start the JVM, record the server, forward until idle, stop everything."""
+    import asyncio
+    import shutil
+
+    from .processes import LOOPBACK
+    from .serve import start_thrift_server
+    from .session import choose_format
+
+    files = WarmFiles(config.home)
+    if choose_format(config).table_format == "delta" and "spark.hadoop.hive.metastore.uris" not in config.spark_conf:
+        raise WarmServerError(
+            f"the lakehouse {config.home} is a delta lakehouse, whose Derby metastore one JVM at a time can open: a warm "
+            "server would lock the extractor out; remove `warm` from the profile, or give spark_conf a shared "
+            "spark.hadoop.hive.metastore.uris")
+    listener = socket.create_server((LOOPBACK, 0))  # the public port: ours from bind to exit, never reused meanwhile
+    port = listener.getsockname()[1]
+    shutil.rmtree(files.run_dir, ignore_errors=True)
+    served = config.with_(spark_conf={**config.spark_conf, HOME_CONF: str(config.home),
+                                      "spark.app.name": f"{config.app_name} warm thrift server"})
+    server = start_thrift_server(served, host=LOOPBACK, run_dir=files.run_dir)
+    supervisor = Supervisor(server, files, idle_timeout)
+    try:
+        files.write({"pid": os.getpid(), "host": LOOPBACK, "port": port, "home": str(config.home),
+                     "jvm_pid": server.process.pid, "jvm_port": server.port, "idle_timeout": idle_timeout,
+                     "settings": settings, "log": str(files.log), "jvm_log": str(server.log),
+                     "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        log.info("serving lakehouse %s on %s:%d (JVM pid %d on port %d); exits after %.0f s idle",
+                 config.home, LOOPBACK, port, server.process.pid, server.port, idle_timeout)
+        return asyncio.run(supervisor.run(listener))
+    finally:
+        supervisor._finish(supervisor.exit_code or 0, "shutting down")
+        listener.close()
+        server.stop()
+        log.info("stopped; port %d and JVM port %d are free", port, server.port)
+
+
+def main(argv: Optional[list] = None) -> int:
+    parser = argparse.ArgumentParser(prog=f"python -m {SUPERVISOR_MODULE}")
+    parser.add_argument("action", choices=["serve"])
+    parser.add_argument("--home", required=True)
+    parser.add_argument("--idle-timeout", type=float, required=True)
+    parser.add_argument("--settings", required=True)
+    parser.add_argument("--overrides", default="{}")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format=f"%(asctime)s warm server pid {os.getpid()}: %(message)s")
+    logging.getLogger("pyhive").setLevel(logging.WARNING)  # it logs each statement of the start-up check
+    overrides = {k: v for k, v in json.loads(args.overrides).items() if v is not None}
+    config = LakehouseConfig.from_env(home=args.home, **overrides)
+    try:
+        return serve(config, args.idle_timeout, args.settings)
+    except Exception as e:  # noqa: BLE001 - the starting dbt run reads this line from the log
+        log.error("ERROR %s", str(e).splitlines()[0] if str(e) else type(e).__name__)
+        log.debug("details", exc_info=True)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
