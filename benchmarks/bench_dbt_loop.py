@@ -1,0 +1,185 @@
+"""The dbt edit-run loop (not a test): wall time of a no-op `dbt run` of a small project, cold (method
+embedded: a JVM starts in the dbt process) against warm (`warm: true`: the lakehouse's warm server),
+measured in the same run on the same lakehouse, with `dbt --version` as the floor of any dbt call.
+
+    .venv/bin/python benchmarks/bench_dbt_loop.py [--reps 3] [--home DIR] [--profile]
+
+The project (benchmarks/loop_project: two sparkload models and a view) is built once from one load;
+each measured `dbt run` then finds no pending load (the sparkload models are NO-OPs, the view is
+re-created). Every dbt call is a new process, as at a terminal. Figures are medians of `--reps` runs:
+
+  wall                  from launch to exit of the `dbt` command
+  launch->first query   from launch to dbt's first answered statement (its json log file)
+  first warm run        the warm run that starts the server (once per idle period)
+
+`--profile` adds where a warm no-op run's time goes: the slowest imports (`python -X importtime`) and
+dbt's own phases (its log's timestamps). Prints the load average before and after: on a shared machine
+the absolute figures move with it, the ratios much less.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PROJECT = REPO / "benchmarks" / "loop_project"
+BIN = Path(sys.executable).parent
+GOAL = 3.0
+LAND = """
+import sys, python_extract as sl
+from python_extract.lakehouse import LakehouseConfig
+p = sl.pipeline(pipeline_name="loop_raw", dataset_name="loop_raw", lakehouse=LakehouseConfig.from_env())
+p.run([{"id": i, "name": f"customer {i}", "city": "Oslo"} for i in range(100)], table_name="customers",
+      write_disposition="merge", primary_key="id")
+p.run([{"order_id": i, "customer_id": i % 100, "amount": i * 1.5} for i in range(1000)], table_name="orders",
+      write_disposition="merge", primary_key="order_id")
+"""
+
+
+class Call:
+    """One dbt process: wall seconds, and seconds from launch to its first answered statement."""
+
+    def __init__(self, home: Path, work: Path):
+        self.env = {**os.environ, "SPARKLOAD_HOME": str(home)}
+        self.work = work
+        self.count = 0
+
+    def __call__(self, *args: str, prefix=()) -> dict:
+        self.count += 1
+        logs = self.work / f"logs-{self.count}"
+        cli = [*prefix, str(BIN / "dbt"), *args]
+        if args[0] != "--version":
+            cli += ["--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT), "--log-path", str(logs),
+                    "--log-format-file", "json", "--log-level-file", "debug"]
+        launched, t0 = time.time(), time.perf_counter()
+        done = subprocess.run(cli, env=self.env, cwd=PROJECT, capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(cli)} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        events = _events(logs / "dbt.log")
+        answered = [e for e in events if e["info"]["name"] == "SQLQueryStatus"]
+        first = _ts(answered[0]) - launched if answered else None
+        return {"wall": wall, "first_query": first, "events": events, "stdout": done.stdout, "stderr": done.stderr}
+
+
+def _events(path: Path) -> list:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.startswith("{")]
+
+
+def _ts(event: dict) -> float:
+    return dt.datetime.fromisoformat(event["info"]["ts"].replace("Z", "+00:00")).timestamp()
+
+
+def _median(values) -> float:
+    return statistics.median(v for v in values if v is not None)
+
+
+def _load() -> str:
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def _phases(events: list, launched_at: float) -> list:
+    """dbt's phases of one run from its log: (what, seconds since launch when it began)."""
+    marks = {"MainReportVersion": "dbt started (imports done)", "FoundStats": "project parsed",
+             "ConcurrencyLine": "run starts", "NewConnection": "first connection asked",
+             "SQLQueryStatus": "first statement answered", "LogModelResult": "first model done",
+             "FinishedRunningStats": "run finished"}
+    seen, out = set(), []
+    for e in events:
+        name = e["info"]["name"]
+        if name in marks and name not in seen:
+            seen.add(name)
+            out.append((marks[name], _ts(e) - launched_at))
+    return out
+
+
+def _profile(call: Call) -> None:
+    print("\nwhere a warm no-op `dbt run` spends its time")
+    launched = time.time()
+    run = call("run", "--target", "warm")
+    for what, at in _phases(run["events"], launched):
+        print(f"  {at:6.2f} s  {what}")
+    print(f"  {run['wall']:6.2f} s  exit")
+    timed = call("run", "--target", "warm", prefix=(sys.executable, "-X", "importtime"))
+    imports = []
+    for line in timed["stderr"].splitlines():
+        m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if m:
+            imports.append((int(m.group(2)), len(m.group(3)), m.group(4)))
+    total = sum(us for us, depth, _ in imports if depth == 1)
+    print(f"  imports (python -X importtime, cumulative; all top-level: {total / 1e6:.2f} s of a "
+          f"{timed['wall']:.2f} s run, the flag itself adds overhead):")
+    for us, depth, name in sorted((i for i in imports if i[1] <= 2), reverse=True)[:12]:
+        print(f"    {us / 1e6:6.2f} s  {name}")
+    loaded = {name.split(".")[0] for _, _, name in imports}
+    print(f"  pyspark imported: {'yes' if 'pyspark' in loaded else 'no'}; python_extract modules: "
+          f"{sorted(n for _, _, n in imports if n.startswith('python_extract'))}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--home", help="lakehouse directory (default: a new temporary one)")
+    parser.add_argument("--profile", action="store_true", help="also show where a warm run's time goes")
+    args = parser.parse_args()
+
+    sys.path.insert(0, str(REPO))
+    from python_extract.lakehouse.warm import stop_server
+
+    home = Path(args.home or tempfile.mkdtemp(prefix="sparkload-bench-loop-")).resolve()
+    work = Path(tempfile.mkdtemp(prefix="sparkload-bench-loop-logs-"))
+    load_before = _load()
+    print(f"dbt loop benchmark: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"python {platform.python_version()}; lakehouse {home}")
+    call = Call(home, work)
+    try:
+        subprocess.run([sys.executable, "-c", LAND], env=call.env, check=True, capture_output=True)
+        subprocess.run([str(BIN / "dbt"), "deps", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)],
+                       env=call.env, cwd=PROJECT, check=True, capture_output=True)
+        call("run", "--target", "cold")  # builds the tables from the load; every later run is a no-op
+
+        version = [call("--version")["wall"] for _ in range(args.reps)]
+        cold = [call("run", "--target", "cold") for _ in range(args.reps)]
+        stop_server(home)
+        first_warm = call("run", "--target", "warm")
+        warm = [call("run", "--target", "warm") for _ in range(args.reps)]
+        assert "NO-OP" in warm[-1]["stdout"], warm[-1]["stdout"][-2000:]
+
+        c_wall, w_wall = _median(r["wall"] for r in cold), _median(r["wall"] for r in warm)
+        c_first, w_first = _median(r["first_query"] for r in cold), _median(r["first_query"] for r in warm)
+        v = _median(version)
+        print(f"load average before: {load_before}; after: {_load()}  (1 / 5 / 15 min)")
+        print(f"no-op `dbt run` of benchmarks/loop_project (2 sparkload models + 1 view), median of {args.reps}:")
+        print(f"  {'':34s}{'cold (embedded)':>17s}{'warm':>10s}{'cold/warm':>11s}")
+        print(f"  {'wall':34s}{c_wall:15.2f} s{w_wall:8.2f} s{c_wall / w_wall:10.1f}x")
+        print(f"  {'launch -> first query answered':34s}{c_first:15.2f} s{w_first:8.2f} s{c_first / w_first:10.1f}x")
+        print(f"  {'`dbt --version` (floor of any call)':34s}{v:15.2f} s{v:8.2f} s")
+        print(f"  {'first warm run (starts the server)':34s}{'':17s}{first_warm['wall']:8.2f} s")
+        each = [" ".join(f"{r['wall']:.1f}" for r in runs) for runs in (cold, warm)]
+        print(f"  {'each run, wall':34s}{each[0]:>17s}{each[1]:>10s}")
+        print(f"goal: warm no-op <= {GOAL:.0f} s wall: {'met' if w_wall <= GOAL else 'NOT met'} ({w_wall:.2f} s)")
+        if args.profile:
+            _profile(call)
+    finally:
+        stop_server(home)
+        if not args.home:
+            shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
