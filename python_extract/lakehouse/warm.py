@@ -16,7 +16,7 @@ The server is a supervisor process (`python -m python_extract.lakehouse.warm ser
 session) that starts HiveThriftServer2 (`serve.start_thrift_server`, JVM on an internal loopback port,
 dying with the supervisor) and forwards the public loopback port to it. HiveThriftServer2 has no
 server-wide idle exit, so the forwarder is what sees every request: after `idle_timeout` seconds
-without a byte either way it removes server.json and server.pid, stops the JVM (which checks its port
+without a byte either way (a connection that sends nothing does not count) it removes server.json and server.pid, stops the JVM (which checks its port
 is free) and exits. A dead JVM ends the supervisor at once; a supervisor killed hard leaves its files,
 which the next `ensure_server` finds stale (pid gone), logs, cleans (ending a JVM left behind) and
 replaces. The server answers `set spark.sparkload.home` with its lakehouse, which the adapter checks.
@@ -201,7 +201,7 @@ def _wait_gone(pid: int, timeout: float) -> bool:
 
 def _clean_stale(files: WarmFiles, state: Dict[str, Any]) -> None:
     """The files of a server whose supervisor is gone, and its JVM if it is still there."""
-    _end_group(state.get("jvm_pid"), "HiveThriftServer2")
+    _end_group(state.get("jvm_pid"), f"{HOME_CONF}={files.home}")  # only the JVM of this lakehouse's server
     files.remove()
 
 
@@ -326,8 +326,7 @@ class Supervisor:
     async def _client(self, reader, writer) -> None:
         import asyncio
 
-        self.last_activity = time.monotonic()
-        self.connections += 1
+        self.connections += 1  # a connection that sends nothing (a port probe) is no activity
         peer = writer.get_extra_info("peername")
         log.info("connection %d from %s:%s", self.connections, *(peer or ("?", "?"))[:2])
         try:
