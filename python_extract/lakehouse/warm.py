@@ -52,6 +52,9 @@ HOME_CONF = "spark.sparkload.home"  # the server's answer to `set spark.sparkloa
 DEFAULT_IDLE_TIMEOUT = "15m"
 START_TIMEOUT = 600.0  # a JVM start on a loaded machine; the wait ends at once when the server fails
 SUPERVISOR_MODULE = "python_extract.lakehouse.warm"
+OVERRIDES_ENV = "SPARKLOAD_WARM_OVERRIDES"  # the profile's lakehouse settings, for the supervisor
+MAX_LOG_BYTES = 5 * 2**20  # server.log is moved to server.log.1 past this, when a server starts
+ERROR_MARK = ": ERROR "
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
 
 
@@ -245,13 +248,17 @@ def _start(files: WarmFiles, config: LakehouseConfig, idle_timeout: float, key: 
     overrides = {"table_format": config.table_format, "master": config.master,
                  "jars_dir": str(config.jars_dir) if config.jars_dir else None, "spark_conf": config.spark_conf}
     cmd = [sys.executable, "-m", SUPERVISOR_MODULE, "serve", "--home", str(config.home),
-           "--idle-timeout", str(idle_timeout), "--settings", key, "--overrides", json.dumps(overrides)]
+           "--idle-timeout", str(idle_timeout), "--settings", key]
+    env = {**os.environ, OVERRIDES_ENV: json.dumps(overrides)}  # not argv: spark_conf may hold a secret
     say(f"sparkload warm server: starting one for lakehouse {config.home} (exits after {idle_timeout:.0f} s idle; "
         f"log {files.log})")
+    if files.log.exists() and files.log.stat().st_size > MAX_LOG_BYTES:
+        files.log.replace(files.log.with_name(files.log.name + ".1"))
+    since = files.log.stat().st_size if files.log.exists() else 0
     with open(files.log, "ab") as out:
         # detached on purpose: it must outlive this dbt run, and it ends itself when idle
         popen = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                 start_new_session=True, cwd=str(files.dir))
+                                 start_new_session=True, cwd=str(files.dir), env=env)
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         state = files.read()
@@ -260,17 +267,20 @@ def _start(files: WarmFiles, config: LakehouseConfig, idle_timeout: float, key: 
             return Endpoint(state["host"], state["port"], popen.pid, started=True)
         if popen.poll() is not None:
             raise WarmServerError(f"the warm server for lakehouse {config.home} exited with code {popen.returncode} "
-                                  f"before serving: {_last_error(files.log)}; log {files.log}")
+                                  f"before serving: {_last_error(files.log, since)}; log {files.log}")
         time.sleep(0.2)
     _end_group(popen.pid, SUPERVISOR_MODULE)
     raise WarmServerError(f"the warm server for lakehouse {config.home} did not serve within {START_TIMEOUT:.0f} s; "
                           f"log {files.log}")
 
 
-def _last_error(path: Path) -> str:
-    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()] if path.exists() else []
-    failed = [line for line in lines if "ERROR" in line or "Error" in line]
-    return (failed or lines or ["(no log)"])[-1][:400]
+def _last_error(path: Path, since: int) -> str:
+    """The supervisor's error line written after byte `since` of its log (else its last line)."""
+    with open(path, "rb") as f:
+        f.seek(since)
+        lines = [line for line in f.read().decode(errors="replace").splitlines() if line.strip()]
+    failed = [line.split(ERROR_MARK, 1)[1] for line in lines if ERROR_MARK in line]
+    return (failed or lines or ["(nothing logged)"])[-1][:600]
 
 
 def _stop(files: WarmFiles, state: Dict[str, Any], timeout: float = 60.0) -> None:
@@ -404,17 +414,16 @@ def main(argv: Optional[list] = None) -> int:
     parser.add_argument("--home", required=True)
     parser.add_argument("--idle-timeout", type=float, required=True)
     parser.add_argument("--settings", required=True)
-    parser.add_argument("--overrides", default="{}")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format=f"%(asctime)s warm server pid {os.getpid()}: %(message)s")
     logging.getLogger("pyhive").setLevel(logging.WARNING)  # it logs each statement of the start-up check
-    overrides = {k: v for k, v in json.loads(args.overrides).items() if v is not None}
+    overrides = {k: v for k, v in json.loads(os.environ.get(OVERRIDES_ENV, "{}")).items() if v is not None}
     config = LakehouseConfig.from_env(home=args.home, **overrides)
     try:
         return serve(config, args.idle_timeout, args.settings)
     except Exception as e:  # noqa: BLE001 - the starting dbt run reads this line from the log
-        log.error("ERROR %s", str(e).splitlines()[0] if str(e) else type(e).__name__)
+        log.error("%s%s", ERROR_MARK.lstrip(": "), str(e).splitlines()[0] if str(e) else type(e).__name__)
         log.debug("details", exc_info=True)
         return 1
 

@@ -34,11 +34,11 @@ DBT_PROCESS = (
 )
 
 
-def _warm_profile(directory: Path, idle: str = "15m") -> Path:
+def _warm_profile(directory: Path, idle: str = "15m", **extra) -> Path:
     """The README's warm profile, pointed at this run's lakehouse and integration_tests' profile name."""
     block = yaml.safe_load(readme_block("The warm dbt loop", "# profiles.yml (warm)"))
     output = dict(block["shop"]["outputs"]["dev"], lakehouse_dir="{{ env_var('SPARKLOAD_HOME') }}",
-                  schema="{{ env_var('SPARKLOAD_TARGET_SCHEMA') }}", warm_idle_timeout=idle, threads=1)
+                  schema="{{ env_var('SPARKLOAD_TARGET_SCHEMA') }}", warm_idle_timeout=idle, threads=1, **extra)
     assert output["warm"] is True and output["method"] == "embedded"
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "profiles.yml").write_text(yaml.safe_dump({PROFILE: {"target": "warm", "outputs": {"warm": output}}}))
@@ -48,9 +48,9 @@ def _warm_profile(directory: Path, idle: str = "15m") -> Path:
 class DbtProcess:
     """`dbt <args>` of integration_tests/ as its own process, on the warm profile."""
 
-    def __init__(self, tmp_path: Path, names, idle: str = "15m"):
+    def __init__(self, tmp_path: Path, names, idle: str = "15m", **profile):
         self.tmp, self.names = tmp_path, names
-        self.profiles = _warm_profile(tmp_path / f"profile-{idle}", idle)
+        self.profiles = _warm_profile(tmp_path / f"profile-{idle}", idle, **profile)
         self.count = 0
 
     def start(self, *args: str) -> subprocess.Popen:
@@ -239,6 +239,20 @@ def test_stop_command__stops_the_server_and_says_so(lakehouse, names, warm, tmp_
                                       f"(pid {server['pid']}, port {server['port']})")
     assert again.stdout.strip() == f"no warm server runs for lakehouse {lakehouse.home}"
     assert _wait_until_gone([server["pid"], server["jvm_pid"]], [server["port"], server["jvm_port"]], timeout=30) == []
+
+
+def test_warm_server_that_cannot_start__fails_the_run_with_its_reason_and_leaves_nothing(lakehouse, names, warm, tmp_path):
+    files, _ = warm
+    # this run's lakehouse is pinned to iceberg: a server asked for delta refuses to start
+    dbt = DbtProcess(tmp_path, names, table_format="delta")
+
+    failed = dbt("debug", expect_success=False)
+
+    assert not failed["success"]
+    assert (f"the warm server for lakehouse {lakehouse.home} exited with code 1 before serving: the lakehouse "
+            f"{lakehouse.home} holds iceberg tables") in failed["output"], failed["output"][-3000:]
+    assert f"log {files.log}" in failed["output"] and "remove `warm` from the profile" in failed["output"]
+    assert files.read() is None and not files.pidfile.exists()
 
 
 @pytest.mark.parametrize("keys, message", [
