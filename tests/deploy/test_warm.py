@@ -103,6 +103,14 @@ def _server(files: WarmFiles) -> dict:
     return state
 
 
+def _started_by_debug(dbt: "DbtProcess", files: WarmFiles, seen: list) -> dict:
+    """A `dbt debug` (which connects, so starts the server when none runs); the server it used."""
+    dbt("debug")
+    server = _server(files)
+    seen.append(server)
+    return server
+
+
 def _connections(files: WarmFiles) -> int:
     return files.log.read_text().count(": connection ")
 
@@ -175,9 +183,7 @@ def test_warm_runs_started_at_once__start_one_server_and_both_use_it(names, warm
 def test_killed_server__is_detected_and_replaced_by_the_next_run(names, warm, tmp_path):
     files, seen = warm
     dbt = DbtProcess(tmp_path, names)
-    dbt("debug")
-    killed = _server(files)
-    seen.append(killed)
+    killed = _started_by_debug(dbt, files, seen)
 
     # SIGKILL the supervisor: its files stay behind; the JVM dies with it (it gets SIGTERM)
     os.kill(killed["pid"], signal.SIGKILL)
@@ -195,9 +201,7 @@ def test_killed_server__is_detected_and_replaced_by_the_next_run(names, warm, tm
 def test_killed_jvm__ends_its_supervisor_and_the_next_run_starts_a_server(names, warm, tmp_path):
     files, seen = warm
     dbt = DbtProcess(tmp_path, names)
-    dbt("debug")
-    server = _server(files)
-    seen.append(server)
+    server = _started_by_debug(dbt, files, seen)
 
     os.killpg(server["jvm_pid"], signal.SIGKILL)
     assert _wait_until_gone([server["pid"], server["jvm_pid"]], [server["port"]]) == []
@@ -210,10 +214,7 @@ def test_killed_jvm__ends_its_supervisor_and_the_next_run_starts_a_server(names,
 
 def test_idle_server__exits_after_its_timeout_leaving_no_process_and_no_port(names, warm, tmp_path):
     files, seen = warm
-    dbt = DbtProcess(tmp_path, names, idle="20s")
-    dbt("debug")
-    server = _server(files)
-    seen.append(server)
+    server = _started_by_debug(DbtProcess(tmp_path, names, idle="20s"), files, seen)
     assert server["idle_timeout"] == 20
 
     # nobody queries it: it stops by itself (the wait is a deadline for a hung test, not a timing)
@@ -224,9 +225,7 @@ def test_idle_server__exits_after_its_timeout_leaving_no_process_and_no_port(nam
 
 def test_stop_command__stops_the_server_and_says_so(lakehouse, names, warm, tmp_path):
     files, seen = warm
-    DbtProcess(tmp_path, names)("debug")
-    server = _server(files)
-    seen.append(server)
+    server = _started_by_debug(DbtProcess(tmp_path, names), files, seen)
     sparkload = str(Path(sys.executable).parent / "sparkload")
 
     stopped = subprocess.run([sparkload, "lakehouse", "serve", "--stop", "--home", str(lakehouse.home)],
