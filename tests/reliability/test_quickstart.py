@@ -1,6 +1,7 @@
 """The README's Quickstart, run as written from an empty directory by the commands a user types (each a
 real process: the extractor script, `sparkload dbt scaffold`, `dbt run`, `dbt show`) on a lakehouse of
-its own, with no SPARKLOAD_* setting from this test run."""
+its own, with no SPARKLOAD_* setting from this test run; then `dbt run` once more, which has nothing to
+apply and says so."""
 from __future__ import annotations
 
 import os
@@ -36,3 +37,13 @@ def test_readme_quickstart__runs_as_written_from_an_empty_directory(tmp_path):
     assert yaml.safe_load((shop / "profiles.yml").read_text()) == profile
     shown = outputs[-1]
     assert re.search(r"\|\s*1\s*\|\s*Ann\s*\|\s*Oslo\s*\|", shown), shown
+
+    # `dbt run` again with no new load: each model says NO-OP after dbt's own "OK created"
+    argv, extra = command_line("dbt run --profiles-dir .", {})
+    again = subprocess.run(argv, cwd=shop, env={**env, **extra}, capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stdout[-3000:]
+    said = re.sub(r"\x1b\[[0-9;]*m", "", again.stdout)  # dbt's colours
+    for model in ("customers", "customers__orders"):
+        assert re.search(rf"OK created sql sparkload model analytics\.{model} \.* ?\[NO-OP: no pending loads in [\d.]+s\]",
+                         said), said[-3000:]
+        assert f"sparkload model {model} (table analytics.{model}): NO-OP: no pending loads; nothing changed." in said
