@@ -6,6 +6,7 @@ all before any Spark work.
     source: my_sources.github:github      # module:attribute, path/to/file.py:attribute, or a plugin:
                                           #   {type: rest_api, name: ..., config: {...}}
     args: {repo: acme/api}                # arguments of the source function, checked against its signature
+                                          #   (a plugin takes none: its settings go under source.config)
     resources: [issues]
     table_name: issues                    # for a single resource or plain data
     write_disposition: merge              # append | replace | merge
@@ -226,12 +227,15 @@ def build_data(settings: Dict[str, Any], where: Callable[[str], str] = lambda ke
     where an argument came from, for errors."""
     from .extract import Resource, Source
 
+    args = settings.get("args") or {}
     if isinstance(settings["source"], dict):  # a source plugin: {type, name, config}
         from .sources.registry import build_source
 
+        if args:
+            raise ConfigError(f"{where(next(iter(args)))}: source plugin {settings['source'].get('type')!r} takes no "
+                              "arguments; its settings go under source.config")
         return build_source(settings["source"])
     data = import_target(settings["source"])
-    args = settings.get("args") or {}
     if callable(data) and not isinstance(data, Source):
         if args or not isinstance(data, Resource):
             check_arguments(data, args, where)

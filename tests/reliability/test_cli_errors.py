@@ -49,6 +49,9 @@ CASES = {
                                   "{file}: source.config: Additional properties are not allowed ('colour' was unexpected)"),
     "args_of_the_wrong_type": ("source: src.py:shop\nargs: {rows: ten}\n", [], 2,
                                "{file}: args.rows: expected int, got str 'ten' (signature: shop(rows: int = 3, big: bool = False))"),
+    "args_for_a_plugin": ("source: {type: rest_api, config: {client: {base_url: 'http://127.0.0.1:9/'}, "
+                          "resources: [items]}}\nargs: {rows: 1}\n", [], 2,
+                          "{file}: args.rows: source plugin 'rest_api' takes no arguments; its settings go under source.config"),
     "unknown_plugin_type": ("source: {type: rest_apx, config: {}}\n", [], 2,
                             "{file}: source.type: no source plugin named 'rest_apx'; installed: airbyte, files, "
                             "rest_api, sql_database"),
