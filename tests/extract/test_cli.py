@@ -128,13 +128,15 @@ def test_failures__print_one_line_and_exit_non_zero(capsys, names, tmp_path, tar
     assert code == 2 and err.startswith("sparkload: target 'no_such_module:shop'") and err.count("\n") == 1
 
 
-def test_pipeline_reset__refuses_an_unknown_pipeline_or_resource_and_changes_nothing(capsys, names, tmp_path, target):
+def test_pipeline_reset_and_drop__refuse_an_unknown_pipeline_or_resource_and_change_nothing(capsys, names, tmp_path, target):
     common = _common(names, tmp_path)
     _main(capsys, "run", target, "--pipeline-name", names.staging, "--no-progress", *common)
     code, _, err = _main(capsys, "pipeline", "reset", f"{names.staging}x", "--yes", *common)
     assert code == 2 and err.count("\n") == 1
     assert err.startswith(f"sparkload: no pipeline '{names.staging}x': it never ran with pipelines dir ")
     assert f"pipelines here: {names.staging} " in err
+    code, _, err = _main(capsys, "pipeline", "drop", f"{names.staging}x", "--resource", "orders", *common)
+    assert code == 2 and err.startswith(f"sparkload: no pipeline '{names.staging}x': it never ran with pipelines dir ")
     code, _, err = _main(capsys, "pipeline", "drop", names.staging, "--resource", "order", *common)
     assert code == 2 and err == (f"sparkload: pipeline {names.staging} has no state for resource order; "
                                  "its resources: orders, users\n")
