@@ -10,7 +10,8 @@ syncs, for each table: data files, delete files, median data file size, the time
 (every column of every live row) and of the next MERGE (a hand-written MERGE of a probe increment
 that no model ever applies, rolled back afterwards, so the tables keep only the syncs' changes). Then
 maintenance of the dataset (default policy, snapshots older than 0 s expired), the same figures after
-it, and the same figures for a fresh copy (CREATE TABLE AS SELECT of the table). Goals: after
+it, and the same figures for a fresh copy (CREATE TABLE AS SELECT of the table), the maintained table's
+and the copy's scan and MERGE each the median of three taken in turns. Goals: after
 maintenance, scan and MERGE within 1.2x of the fresh copy, no data file under 8 MiB except the newest,
 maintenance under 2x one sync. Prints the machine, its load average, and the figures.
 """
@@ -61,7 +62,8 @@ def scan(spark, table: str) -> float:
 
 def next_merge(spark, strategy: str, table: str) -> float:
     """A hand-written MERGE of the probe increment, then the table back at its snapshot."""
-    before = spark.sql(f"select snapshot_id from {table}.snapshots order by committed_at desc limit 1").first()[0]
+    before = spark.sql(f"select snapshot_id from {table}.refs where name = 'main'").first()[0]  # after a rollback,
+    # the newest snapshot is the rolled-back one, not the table's current state
     took = timed(lambda: spark.sql(floor_sql(strategy, table, PROBE)).collect())
     spark.sql(f"call system.rollback_to_snapshot('{table}', {before})")
     return took
@@ -69,6 +71,18 @@ def next_merge(spark, strategy: str, table: str) -> float:
 
 def figures(spark, strategy: str, table: str) -> dict:
     return {**files(spark, table), "scan_s": scan(spark, table), "merge_s": next_merge(spark, strategy, table)}
+
+
+def compared(spark, strategy: str, tables: list[str], repeats: int = 3) -> list[dict]:
+    """The figures of each table, scan and MERGE the median of `repeats` taken in turns (a, b, a, b, ...),
+    so that neither table pays alone for a cold cache or a burst of load: a sub-second scan timed once
+    varied 2x between two identical one-file tables."""
+    times = {t: {"scan_s": [], "merge_s": []} for t in tables}
+    for _ in range(repeats):
+        for t in tables:
+            times[t]["scan_s"].append(scan(spark, t))
+            times[t]["merge_s"].append(next_merge(spark, strategy, t))
+    return [{**files(spark, t), **{k: statistics.median(v) for k, v in times[t].items()}} for t in tables]
 
 
 def show(label: str, strategy: str, f: dict) -> None:
@@ -134,8 +148,7 @@ def main() -> None:
     for strategy, model in MODELS.items():
         table = f"{BENCH}.{model}"
         spark.sql(f"create or replace table {BENCH}.fresh_{model} using iceberg {MOR} as select * from {table}")
-        after[strategy] = figures(spark, strategy, table)
-        fresh[strategy] = figures(spark, strategy, f"{BENCH}.fresh_{model}")
+        after[strategy], fresh[strategy] = compared(spark, strategy, [table, f"{BENCH}.fresh_{model}"])
         show("after maintenance", strategy, after[strategy])
         show("fresh copy", strategy, fresh[strategy])
     for strategy in MODELS:
