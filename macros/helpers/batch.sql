@@ -23,40 +23,84 @@
 {%- endmacro %}
 
 {#- One query over the batch: rows per load, and for `keys` the bounds of each column (none when it
-    holds NULLs) and, when there are at most `max_values` distinct keys, the keys themselves as strings
-    (a second query). With `keys_repeat` (a merge key: many rows may share few keys) the distinct keys
-    are estimated; otherwise (a primary key) the row count bounds them, and the estimate, a tenth of a
-    second per run, is saved. Returns {'rows', 'loads': {load_id: rows}, 'bounds': {key: [min, max]},
-    'key_values'}. -#}
-{% macro default__fetch_sparkload_batch_stats(batch_sql, keys, keys_repeat=true, max_values=100) -%}
-  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
-  {%- set aggs = [] -%}
+    holds NULLs) and, when there are at most `max_values` distinct keys, the keys themselves as strings.
+    The same pass collects the keys of the first 2 * max_values + 1 rows of each partition (memory stays
+    bounded), which is every key when the batch has no more rows than that: a small batch needs no
+    second query. A larger batch with few distinct keys (a merge key: many rows share few keys; their
+    count is estimated) gets a second query for its keys; with a primary key the row count bounds the
+    distinct keys, so the estimate, a tenth of a second per run, is saved. Returns {'rows', 'loads':
+    {load_id: rows}, 'bounds': {key: [min, max]}, 'key_values'}; with `per_load`, also 'per_load':
+    {load_id: the same for that load's rows}, from the same pass (scd2 applies one load per statement). -#}
+{% macro default__fetch_sparkload_batch_stats(batch_sql, keys, keys_repeat=true, max_values=100, per_load=false) -%}
+  {%- set sl = adapter.dispatch -%}
+  {%- set ident = sl('sparkload_ident', 'sparkload') -%}
+  {%- set sample = 2 * max_values + 1 -%}
+  {%- set aggs, casts = [], [] -%}
   {%- for k in keys -%}
     {%- do aggs.append('cast(min(' ~ ident(k) ~ ') as string), cast(max(' ~ ident(k) ~ ') as string), count(*) - count(' ~ ident(k) ~ ')') -%}
+    {%- do casts.append('cast(' ~ ident(k) ~ ' as string)') -%}
   {%- endfor -%}
   {%- set sql -%}
     select grouping(`_dlt_load_id`), `_dlt_load_id`, count(*)
-      {%- if keys %}, {% if keys_repeat %}approx_count_distinct(struct({{ adapter.dispatch('sparkload_column_list', 'sparkload')(keys) }})){% else %}count(*){% endif %}, {{ aggs | join(', ') }}{% endif %}
-    from ({{ batch_sql }}) as `__sparkload_batch` group by grouping sets ((`_dlt_load_id`), ())
+      {%- if keys %}, {% if keys_repeat %}approx_count_distinct(struct({{ sl('sparkload_column_list', 'sparkload')(keys) }})){% else %}count(*){% endif %}, {{ aggs | join(', ') }},
+      to_json(collect_set(array({{ casts | join(', ') }})) filter (where `__sparkload_row` < {{ sample }})){% endif %}
+    from (
+      {#- the row's position in its partition: the lower 33 bits of monotonically_increasing_id (Spark's documented layout) -#}
+      select *{% if keys %}, monotonically_increasing_id() % 8589934592 as `__sparkload_row`{% endif %} from ({{ batch_sql }}) as b
+    ) as `__sparkload_batch` group by grouping sets ((`_dlt_load_id`), ())
   {%- endset -%}
-  {%- set stats = {'rows': 0, 'loads': {}, 'bounds': {}, 'key_values': none} -%}
-  {%- set found = namespace(distinct=0, nulls=false) -%}
+  {%- set read = sl('_sparkload_stats_of_row', 'sparkload') -%}
+  {%- set found = namespace(total=read(none, keys, sample)) -%}
+  {%- set loads = {} -%}
   {%- for row in run_query(sql) -%}
     {%- if row[0] | int == 0 -%}
-      {%- do stats.loads.update({row[1]: row[2] | int}) -%}
+      {%- do loads.update({row[1]: read(row, keys, sample)}) -%}
     {%- else -%}
-      {%- do stats.update({'rows': row[2] | int}) -%}
-      {%- for k in keys -%}
-        {%- set at = 4 + 3 * loop.index0 -%}
-        {%- do stats.bounds.update({k: none if row[at + 2] | int > 0 or row[at] is none else [row[at], row[at + 1]]}) -%}
-        {%- set found.nulls = found.nulls or row[at + 2] | int > 0 -%}
-      {%- endfor -%}
-      {%- set found.distinct = row[3] | int if keys else 0 -%}
+      {%- set found.total = read(row, keys, sample) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- if keys and stats.rows > 0 and found.distinct <= 2 * max_values and not found.nulls -%}
-    {%- set casts = [] -%}
-    {%- for k in keys -%}{%- do casts.append('cast(' ~ ident(k) ~ ' as string)') -%}{%- endfor -%}
+  {%- set q = sl('sparkload_literal', 'sparkload') -%}
+  {#- a partition's first rows hold every row of a load only when the whole batch fits in the sample -#}
+  {%- set complete = found.total.rows <= sample -%}
+  {%- set stats = sl('_sparkload_stats_key_values', 'sparkload')(found.total, complete, batch_sql, casts, max_values) -%}
+  {%- do stats.update({'loads': {}}) -%}
+  {%- for id, s in loads.items() -%}
+    {%- do stats.loads.update({id: s.rows}) -%}
+  {%- endfor -%}
+  {%- if per_load -%}
+    {%- do stats.update({'per_load': {}}) -%}
+    {%- for id, s in loads.items() -%}
+      {%- set one = sl('_sparkload_stats_key_values', 'sparkload')(s, complete, 'select * from (' ~ batch_sql ~ ') as `__sparkload_load` where `_dlt_load_id` = ' ~ q(id), casts, max_values) -%}
+      {%- do one.update({'loads': {id: s.rows}}) -%}
+      {%- do stats.per_load.update({id: one}) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return(stats) }}
+{%- endmacro %}
+
+{#- One row of the statistics query (none: no rows) as {'rows', 'bounds', 'distinct', 'nulls', 'sampled'}:
+    `sampled` the key values of the first rows of each partition, as JSON. -#}
+{% macro default___sparkload_stats_of_row(row, keys, sample) -%}
+  {%- set s = {'rows': row[2] | int if row is not none else 0, 'bounds': {}, 'distinct': 0, 'nulls': false, 'sampled': none} -%}
+  {%- if row is none or not keys -%}{{ return(s) }}{%- endif -%}
+  {%- for k in keys -%}
+    {%- set at = 4 + 3 * loop.index0 -%}
+    {%- do s.bounds.update({k: none if row[at + 2] | int > 0 or row[at] is none else [row[at], row[at + 1]]}) -%}
+    {%- do s.update({'nulls': s.nulls or row[at + 2] | int > 0}) -%}
+  {%- endfor -%}
+  {%- do s.update({'distinct': row[3] | int, 'sampled': row[4 + 3 * keys | length]}) -%}
+  {{ return(s) }}
+{%- endmacro %}
+
+{#- {'rows', 'bounds', 'key_values'} of read statistics: the keys from the sample when it is
+    `complete`, else from a second query when there are few (`batch_sql`: the rows the statistics are of). -#}
+{% macro default___sparkload_stats_key_values(s, complete, batch_sql, casts, max_values) -%}
+  {%- set stats = {'rows': s.rows, 'bounds': s.bounds, 'key_values': none} -%}
+  {%- if not casts or s.rows == 0 or s.nulls -%}{{ return(stats) }}{%- endif -%}
+  {%- if complete -%}
+    {%- set values = fromjson(s.sampled) -%}
+    {%- do stats.update({'key_values': values if values | length <= max_values else none}) -%}
+  {%- elif s.distinct <= 2 * max_values -%}
     {%- set values = run_query('select distinct ' ~ casts | join(', ') ~ ' from (' ~ batch_sql ~ ') as `__sparkload_batch` limit ' ~ (max_values + 1)) -%}
     {%- do stats.update({'key_values': values.rows | list if values.rows | length <= max_values else none}) -%}
   {%- endif -%}
@@ -69,8 +113,8 @@
     with rows or none: `_sparkload_load_tables`) or, where that is not recorded, the newest with rows;
     every other strategy applies all pending loads in one statement (its SQL makes the newest load win
     per key, as applying them in order would). `sql` is none when the group's loads bring no rows for
-    this model: nothing to change. One statistics query serves every group, except for scd2 over
-    several loads, where each group gets its own. -#}
+    this model: nothing to change. One statistics query serves every group (scd2 over several loads:
+    each group its load's figures from it). -#}
 {% macro default__sparkload_apply_groups(model_sql, pending, cfg) -%}
   {%- set load_ids = pending.ids -%}
   {%- if not load_ids -%}{{ return([]) }}{%- endif -%}
@@ -78,13 +122,13 @@
   {%- set stats = adapter.dispatch('fetch_sparkload_batch_stats', 'sparkload') -%}
   {%- set whole = batch(model_sql, load_ids, cfg) -%}
   {%- set per_load = cfg.strategy == 'scd2' and load_ids | length > 1 -%}
-  {%- set all = stats(whole, [] if per_load else cfg.prune_keys, cfg.prune_keys_repeat) -%}
+  {%- set all = stats(whole, cfg.prune_keys, cfg.prune_keys_repeat, per_load=per_load) -%}
   {%- set with_rows = all.loads.keys() | sort -%}
   {%- if cfg.strategy == 'scd2' -%}
     {%- set groups = [] -%}
     {%- for id in load_ids -%}
-      {%- do groups.append({'load_ids': [id], 'sql': batch(model_sql, [id], cfg) if id in with_rows else none, 'stats': none if per_load else all,
-                            'rows': all.loads.get(id, 0)}) -%}
+      {%- do groups.append({'load_ids': [id], 'sql': batch(model_sql, [id], cfg) if id in with_rows else none,
+                            'stats': all.per_load.get(id) if per_load else all, 'rows': all.loads.get(id, 0)}) -%}
     {%- endfor -%}
     {{ return(groups) }}
   {%- elif cfg.write_disposition == 'replace' and (cfg.root is none or cfg.load_tables is not none) -%}

@@ -9,6 +9,18 @@
   {{ return(columns) }}
 {%- endmacro %}
 
+{#- {'batch': the batch's columns, 'table': the existing table's (none without `relation`)}: one
+    DESCRIBE QUERY of the batch beside the table, where a describe of each would take two statements. -#}
+{% macro default__fetch_sparkload_batch_and_table_columns(batch_sql, relation) -%}
+  {%- set fetch = adapter.dispatch('fetch_sparkload_query_columns', 'sparkload') -%}
+  {%- if relation is none -%}{{ return({'batch': fetch(batch_sql), 'table': none}) }}{%- endif -%}
+  {%- set marker = '__sparkload_table_columns_follow' -%}
+  {%- set both = fetch('select b.*, null as ' ~ adapter.dispatch('sparkload_ident', 'sparkload')(marker) ~ ', t.* from ('
+      ~ batch_sql ~ ') as b cross join ' ~ adapter.dispatch('sparkload_relation', 'sparkload')(relation) ~ ' as t') -%}
+  {%- set at = (both | map(attribute='name') | list).index(marker) -%}
+  {{ return({'batch': both[:at], 'table': both[at + 1:]}) }}
+{%- endmacro %}
+
 {% macro default__fetch_sparkload_relation_columns(relation) -%}
   {%- set columns = [] -%}
   {%- for col in adapter.get_columns_in_relation(relation) -%}

@@ -35,10 +35,11 @@
   {%- endcall -%}
 {%- endmacro %}
 
-{#- Adds the batch's new columns to the existing target; returns the target's columns afterwards. -#}
-{% macro default__run_sparkload_evolve_target(target, columns, cfg, load_ids) -%}
+{#- Adds the batch's new columns to the existing target; returns the target's columns afterwards.
+    `existing`: the target's columns when known (fetch_sparkload_batch_and_table_columns), else looked up. -#}
+{% macro default__run_sparkload_evolve_target(target, columns, cfg, load_ids, existing=none) -%}
   {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
-  {%- set existing = adapter.dispatch('fetch_sparkload_relation_columns', 'sparkload')(target) -%}
+  {%- set existing = existing if existing is not none else adapter.dispatch('fetch_sparkload_relation_columns', 'sparkload')(target) -%}
   {%- set types = {} -%}
   {%- for c in existing -%}{%- do types.update({c.name: c.type}) -%}{%- endfor -%}
   {%- set added = [] -%}

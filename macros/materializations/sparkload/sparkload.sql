@@ -28,7 +28,8 @@
   {%- set pending = sl('fetch_sparkload_pending_loads', 'sparkload')(cfg, target, full_refresh) -%}
   {%- do cfg.update({'pipelines': pending.pipelines}) -%}
   {%- set batch_sql = sl('sparkload_model_batch_sql', 'sparkload')(sql, pending.ids, cfg) -%}
-  {%- set columns = sl('fetch_sparkload_query_columns', 'sparkload')(batch_sql) -%}
+  {%- set described = sl('fetch_sparkload_batch_and_table_columns', 'sparkload')(batch_sql, existing) -%}
+  {%- set columns = described.batch -%}
   {%- do sl('validate_sparkload_columns', 'sparkload')(target, cfg, columns, pending.ids) -%}
   {%- set groups = sl('sparkload_apply_groups', 'sparkload')(sql, pending, cfg) -%}
   {#- a new table is created by its first strategy statement (CREATE OR REPLACE ... AS SELECT), so a
@@ -40,7 +41,7 @@
   {%- endif -%}
   {%- do cfg.update({'table_is_empty': existing is none}) -%}
   {%- do cfg.update({'target_columns': sl('sparkload_target_columns', 'sparkload')(columns, cfg) if existing is none
-                                       else sl('run_sparkload_evolve_target', 'sparkload')(target, columns, cfg, pending.ids)}) -%}
+                                       else sl('run_sparkload_evolve_target', 'sparkload')(target, columns, cfg, pending.ids, described.table)}) -%}
 
   {%- for group in groups -%}
     {%- do sl('run_sparkload_apply_group', 'sparkload')(target, group, columns, cfg, pending) -%}
