@@ -58,13 +58,12 @@
 {%- endmacro %}
 
 {#- Whether the `_dlt_loads` table exists, its table format (none when unknown) and whether
-    `_sparkload_load_tables` is beside it, in two cheap metadata statements: dbt's relation cache does
-    not hold source schemas, and listing them describes every staging table. -#}
+    `_sparkload_load_tables` is beside it, in one cheap metadata statement (two without the sparkload
+    adapter, fetch_sparkload_table_names): dbt's relation cache does not hold source schemas, and
+    listing them describes every staging table. -#}
 {% macro default__fetch_sparkload_loads_table(loads, need_format) -%}
   {%- set rel = adapter.dispatch('sparkload_relation', 'sparkload') -%}
-  {%- set listed = run_query('show tables in ' ~ adapter.dispatch('sparkload_ident', 'sparkload')(loads.schema)
-      ~ ' like ' ~ adapter.dispatch('sparkload_literal', 'sparkload')(loads.identifier ~ '|_sparkload_load_tables')) if adapter.check_schema_exists(none, loads.schema) else none -%}
-  {%- set names = listed.columns[1].values() | list if listed is not none and listed.rows | length > 0 else [] -%}
+  {%- set names = adapter.dispatch('fetch_sparkload_table_names', 'sparkload')(loads.schema, loads.identifier ~ '|_sparkload_load_tables') or [] -%}
   {%- if loads.identifier not in names -%}{{ return({'exists': false, 'format': none, 'load_tables': none}) }}{%- endif -%}
   {%- set found = namespace(format=none) -%}
   {%- for row in (run_query('describe table extended ' ~ rel(loads)) if need_format else []) if row[0] == 'Provider' -%}
@@ -73,6 +72,20 @@
   {{ return({'exists': true, 'format': found.format if found.format in ['delta', 'iceberg'] else none,
              'load_tables': api.Relation.create(schema=loads.schema, identifier='_sparkload_load_tables', type='table')
                             if '_sparkload_load_tables' in names else none}) }}
+{%- endmacro %}
+
+{#- The names of the tables of `schema` that match `pattern` (SHOW TABLES ... LIKE), none when the schema
+    does not exist. The sparkload adapter asks once and tells a missing schema by the error (impl.py);
+    dbt-spark alone asks whether the schema exists first (SHOW DATABASES), as Jinja cannot catch an error. -#}
+{% macro default__fetch_sparkload_table_names(schema, pattern) -%}
+  {%- if target.type == 'sparkload' -%}{{ return(adapter.fetch_table_names(schema, pattern)) }}{%- endif -%}
+  {%- if not adapter.check_schema_exists(none, schema) -%}{{ return(none) }}{%- endif -%}
+  {%- set listed = run_query(adapter.dispatch('get_sparkload_show_tables_sql', 'sparkload')(schema, pattern)) -%}
+  {{ return(listed.columns[1].values() | list if listed.rows | length > 0 else []) }}
+{%- endmacro %}
+
+{% macro default__get_sparkload_show_tables_sql(schema, pattern) -%}
+  show tables in {{ adapter.dispatch('sparkload_ident', 'sparkload')(schema) }} like {{ adapter.dispatch('sparkload_literal', 'sparkload')(pattern) }}
 {%- endmacro %}
 
 {#- The staging table a model node reads: the identifier of its first dbt source; none without one. -#}

@@ -87,3 +87,17 @@ def test_loads__a_refused_load_is_aborted_with_the_command_its_message_names(spa
     assert stage.statuses() == [0, -1, 0]
     ledger = {r["load_id"] for r in spark.sql(f"select load_id from {names.target}._sparkload_applied_loads").collect()}
     assert refused not in ledger and later in ledger
+
+
+@pytest.mark.over_the_wire  # the sparkload adapter lists the schema once; dbt-spark alone asks whether it exists first
+def test_loads__a_missing_staging_dataset_or_loads_table_stops_the_run_naming_it(spark, stage, dbt, names):
+    probe = {"write_disposition": "merge", "primary_key": "id"}
+    for dataset in (f"{names.staging}_none", names.staging):  # no such schema; a schema without `_dlt_loads`
+        if dataset == names.staging:
+            spark.sql(f"create schema if not exists {dataset}")
+        result = dbt.run("config_probe", vars={"probe_config": probe, "staging_dataset": dataset}, expect_success=False)
+        message = " ".join((result.result.results[0].message or "").split())
+        assert not result.success
+        assert (f"sparkload model config_probe (table {names.target}.config_probe): the loads table {dataset}._dlt_loads "
+                "does not exist; run the extractor first, or set loads_dataset.") in message, message
+        assert not spark.catalog.tableExists(f"{names.target}.config_probe")

@@ -26,6 +26,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.sparkload.connections import SparkloadConnectionManager, runs_in_process
 
 LIST_VIEWS_MACRO_NAME = "sparkload__list_views_without_caching"
+SHOW_TABLES_LIKE_MACRO_NAME = "sparkload__show_tables_like"
 V2_CATALOG_MESSAGE = "SHOW TABLE EXTENDED is not supported for v2 tables"
 NOT_EMPTY_MESSAGES = ("NamespaceNotEmptyException", "[SCHEMA_NOT_EMPTY]", "is not empty")
 
@@ -56,6 +57,18 @@ class SparkloadAdapter(SparkAdapter):
     def in_process_session(self) -> bool:
         """True when statements run on a SparkSession in this process (`embedded`, `session`)."""
         return runs_in_process(self._connected())
+
+    @available
+    def fetch_table_names(self, schema: str, pattern: str) -> Optional[List[str]]:
+        """The names of `schema`'s tables matching `pattern` (SHOW TABLES ... LIKE); None when the schema
+        does not exist: one statement, where dbt-spark's check_schema_exists lists every schema first."""
+        try:
+            table = self.execute_macro(SHOW_TABLES_LIKE_MACRO_NAME, kwargs={"schema": schema, "pattern": pattern})
+        except DbtRuntimeError as e:
+            if _says(e, SCHEMA_NOT_FOUND_MESSAGES):
+                return None
+            raise
+        return [row[1] for row in table]
 
     @available
     def load_seed_rows(self, relation: BaseRelation, agate_table, column_types: List[str]) -> int:

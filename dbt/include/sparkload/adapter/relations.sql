@@ -6,3 +6,11 @@
   {%- endcall -%}
   {{ return(load_result('list_views_without_caching').table) }}
 {%- endmacro %}
+
+{#- SHOW TABLES ... LIKE for `fetch_table_names` (impl.py), which reads a missing schema off its error. -#}
+{% macro sparkload__show_tables_like(schema, pattern) -%}
+  {%- call statement('show_tables_like', fetch_result=True) -%}
+    {{ adapter.dispatch('get_sparkload_show_tables_sql', 'sparkload')(schema, pattern) }}
+  {%- endcall -%}
+  {{ return(load_result('show_tables_like').table) }}
+{%- endmacro %}
