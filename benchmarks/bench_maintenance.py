@@ -101,7 +101,7 @@ def main() -> None:
     os.environ["SPARKLOAD_HOME"] = str(home)
     config = LakehouseConfig.from_env(home=home, table_format="iceberg", spark_conf={"spark.driver.memory": "4g"})
     spark = get_session(config)
-    dbt = Dbt()
+    dbt = Dbt(spark)
     from dbt.cli.main import dbtRunner
 
     dbtRunner().invoke(["deps", "--quiet", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)])
