@@ -39,8 +39,11 @@ log = logging.getLogger("sparkload.load")
 # staging tables are written once per load and read soon after: snappy writes faster than Iceberg's zstd default
 TABLE_PROPERTIES = {"iceberg": {"write.parquet.compression-codec": "snappy"}}
 # what another writer of the same dataset can make a step fail with; the step is then run again
+# (Iceberg's JDBC catalog reports two writers creating one namespace at once as an UncheckedSQLException
+# around the catalog database's unique-key violation)
 CONFLICTS = ("CommitFailedException", "CommitStateUnknownException", "TableAlreadyExistsException",
-             "ConcurrentAppendException", "ConcurrentModificationException", "already exists")
+             "ConcurrentAppendException", "ConcurrentModificationException", "already exists",
+             "UncheckedSQLException", "Unique index or primary key violation")
 ATTEMPTS = 6
 
 
@@ -205,9 +208,10 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
     in loaded/."""
     hooks = hooks or Hooks()
     dataset, load_id = package.dataset, package.load_id
-    step = VERSION_TABLE
+    step = LOADS_TABLE  # ensure_dataset creates the dataset and its system tables
     try:
         _retrying(lambda again: ensure_dataset(spark, dataset), f"load {load_id} dataset {dataset}")
+        step = VERSION_TABLE
         schema = package.schema
         _retrying(lambda again: write_schema_version(spark, dataset, schema), f"load {load_id} {VERSION_TABLE}")
         for table in package.tables():

@@ -13,6 +13,8 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from python_extract.locks import LOCK_FILE
 
 from .support import column, finish, one_line, sparkload, start, wait_for, write_source
@@ -100,3 +102,31 @@ def test_two_pipelines_writing_one_dataset__land_every_row_once(lakehouse, spark
     load_ids = column(spark, f"select load_id from `{names.staging}`._dlt_loads")
     assert len(load_ids) == len(set(load_ids)) == 2 * loads * 2
     assert {r["_dlt_load_id"] for r in events} <= set(load_ids)
+
+
+def test_a_lost_race_on_the_catalog_is_retried__any_other_failure_is_not(monkeypatch):
+    """Two pipelines creating one dataset at once: Iceberg's JDBC catalog fails the second namespace
+    insert with an UncheckedSQLException around the catalog's unique-key violation (seen in CI); the
+    step is run again and then finds the namespace. Any other failure is raised at once."""
+    from python_extract.load import spark_loader
+
+    calls = []
+
+    def racing(again):
+        calls.append(again)
+        if len(calls) == 1:
+            raise RuntimeError("org.apache.iceberg.jdbc.UncheckedSQLException: Failed to execute: INSERT INTO "
+                               "iceberg_namespace_properties ... Unique index or primary key violation")
+
+    monkeypatch.setattr(spark_loader.time, "sleep", lambda seconds: None)
+    spark_loader._retrying(racing, "load 1 dataset d")
+    assert calls == [False, True]
+    calls.clear()
+
+    def broken(again):
+        calls.append(again)
+        raise RuntimeError("AnalysisException: cannot resolve column x")
+
+    with pytest.raises(RuntimeError, match="cannot resolve"):
+        spark_loader._retrying(broken, "load 1 dataset d")
+    assert calls == [False]
