@@ -1,0 +1,267 @@
+"""The vocabulary the extractor and the dbt package share, declared once (as dlt's `common/schema/typing.py`).
+
+What it declares:
+- the write dispositions and merge strategies (`Literal`s; the tuples are derived from them);
+- the hints a resource takes (`TableHints`, `ResourceHints`), the hints a column takes (`ColumnHints`)
+  and the config keys of a `sparkload` model (`ModelConfig`), as `TypedDict`s whose keys are the lists;
+- the `_dlt_*` columns of staging rows, the scd2 validity columns' default names, the child-table
+  separator;
+- the system tables, each with its row layout (a `TypedDict`: column -> Python type, `layout` gives the
+  Spark SQL types), and the `_dlt_loads` status values.
+
+`macros/helpers/contract.sql` returns `vocabulary()` for Jinja; tests/unit/test_contract.py renders it and
+compares, so the two cannot drift. Stdlib only: the dbt adapter may import this module.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import typing
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union, get_args
+
+# -- dispositions and strategies
+WriteDisposition = Literal["append", "replace", "merge"]
+MergeStrategy = Literal["delete-insert", "upsert", "scd2", "insert-only"]
+DedupSortOrder = Literal["asc", "desc"]
+TableFormat = Literal["delta", "iceberg"]  # the formats with row-level MERGE
+DataType = Literal["text", "bigint", "double", "bool", "decimal", "timestamp", "date", "json", "binary"]
+
+WRITE_DISPOSITIONS: Tuple[str, ...] = get_args(WriteDisposition)
+MERGE_STRATEGIES: Tuple[str, ...] = get_args(MergeStrategy)
+DEDUP_SORT_ORDERS: Tuple[str, ...] = get_args(DedupSortOrder)
+TABLE_FORMATS: Tuple[str, ...] = get_args(TableFormat)
+DATA_TYPES: Tuple[str, ...] = get_args(DataType)
+DEFAULT_WRITE_DISPOSITION: WriteDisposition = "append"
+DEFAULT_MERGE_STRATEGY: MergeStrategy = "delete-insert"
+
+Keys = Union[str, Sequence[str], None]
+
+
+class WriteDispositionConfig(typing.TypedDict, total=False):
+    """dlt's dict form of `write_disposition`: `{"disposition": "merge", "strategy": "scd2"}`."""
+    disposition: WriteDisposition
+    strategy: MergeStrategy
+
+
+# -- hints
+class ColumnHints(typing.TypedDict, total=False):
+    """A column's hints, as a resource's `columns={name: {...}}` gives them and the schema keeps them."""
+    primary_key: bool
+    merge_key: bool
+    hard_delete: bool
+    dedup_sort: Union[bool, DedupSortOrder]
+    nullable: bool
+    data_type: DataType
+
+
+class TableHints(typing.TypedDict, total=False):
+    """The hints of a resource's table (`apply_hints`, `pipeline.run(...)`, source configs)."""
+    table_name: Any  # a string, or a function of the item that picks the table per item
+    write_disposition: Union[WriteDisposition, WriteDispositionConfig]
+    primary_key: Keys
+    merge_key: Keys
+    columns: Mapping[str, ColumnHints]
+    max_table_nesting: int
+
+
+class ResourceHints(TableHints, total=False):
+    """What `@resource(...)` takes besides its name: the table hints and an incremental cursor."""
+    incremental: Any
+
+
+KEY_HINTS: Tuple[str, ...] = ("primary_key", "merge_key")  # the hints naming key columns (never NULL)
+COLUMN_HINTS: Tuple[str, ...] = tuple(ColumnHints.__annotations__)
+TABLE_HINTS: Tuple[str, ...] = tuple(TableHints.__annotations__)
+RESOURCE_HINTS: Tuple[str, ...] = tuple(ResourceHints.__annotations__)
+
+
+# -- config of a sparkload model (what validate.sql accepts besides dbt's own keys)
+class RootModelConfig(typing.TypedDict, total=False):
+    """Keys a child model takes from its root model and may not set itself."""
+    write_disposition: WriteDisposition
+    strategy: MergeStrategy
+    primary_key: Keys
+    merge_key: Keys
+    dedup_sort: Mapping[str, DedupSortOrder]
+    hard_delete: str
+    deduplicated: bool
+    load_status_in: int
+    load_status_out: int
+
+
+class Scd2ModelConfig(typing.TypedDict, total=False):
+    """Keys that apply to strategy=scd2 only."""
+    validity_column_names: List[str]
+    active_record_timestamp: str
+    boundary_timestamp: str
+    row_version_column_name: str
+
+
+class ModelConfig(RootModelConfig, Scd2ModelConfig, total=False):
+    loads_dataset: str
+    root_model: str
+    file_format: TableFormat
+    partition_by: Keys
+    tblproperties: Mapping[str, str]
+    maintenance: Mapping[str, Any]
+
+
+ROOT_MODEL_CONFIG_KEYS: Tuple[str, ...] = tuple(RootModelConfig.__annotations__)
+SCD2_MODEL_CONFIG_KEYS: Tuple[str, ...] = tuple(Scd2ModelConfig.__annotations__)
+MODEL_CONFIG_KEYS: Tuple[str, ...] = (*ROOT_MODEL_CONFIG_KEYS, *SCD2_MODEL_CONFIG_KEYS,
+                                      *(k for k in ModelConfig.__annotations__ if k not in RootModelConfig.__annotations__
+                                        and k not in Scd2ModelConfig.__annotations__))
+
+# -- the `_dlt_*` columns of staging rows
+DLT_PREFIX = "_dlt"
+LOAD_ID = "_dlt_load_id"
+ID = "_dlt_id"
+PARENT_ID = "_dlt_parent_id"
+LIST_IDX = "_dlt_list_idx"
+ROOT_ID = "_dlt_root_id"
+DLT_COLUMNS: Dict[str, DataType] = {ID: "text", LOAD_ID: "text", PARENT_ID: "text", LIST_IDX: "bigint", ROOT_ID: "text"}
+VALID_FROM = "_dlt_valid_from"
+VALID_TO = "_dlt_valid_to"
+VALIDITY_COLUMN_NAMES: Tuple[str, str] = (VALID_FROM, VALID_TO)  # scd2's default validity_column_names
+CHILD_TABLE_SEPARATOR = "__"  # a nested list `b` of table `a` lands in `a__b`
+VARIANT_SEPARATOR = "__v_"  # a value that fits not its column's type goes to `<column>__v_<type>`
+
+
+# -- system tables and their row layouts
+class LoadsRow(typing.TypedDict):
+    """`_dlt_loads`: one row per completed load, written last (dbt reads only loads that have one)."""
+    load_id: str
+    schema_name: str
+    status: int
+    inserted_at: dt.datetime
+    schema_version_hash: str
+
+
+class VersionRow(typing.TypedDict):
+    """`_dlt_version`: one row per schema version."""
+    version: int
+    engine_version: int
+    inserted_at: dt.datetime
+    schema_name: str
+    version_hash: str
+    schema: str
+
+
+class PipelineStateRow(typing.TypedDict):
+    """`_dlt_pipeline_state`: the pipeline state committed with each load."""
+    version: int
+    engine_version: int
+    pipeline_name: str
+    state: str
+    created_at: dt.datetime
+    version_hash: str
+    _dlt_load_id: str
+    _dlt_id: str
+
+
+class LoadTablesRow(typing.TypedDict):
+    """`_sparkload_load_tables`: the tables a load's resources covered, also with 0 rows."""
+    load_id: str
+    table_name: str
+    row_count: int
+
+
+class AppliedLoadsRow(typing.TypedDict):
+    """`_sparkload_applied_loads` (in a target schema): the loads each target applied."""
+    target: str
+    load_id: str
+    applied_at: dt.datetime
+
+
+class RemovedRootsRow(typing.TypedDict):
+    """`_sparkload_removed_roots` (in a target schema): root rows a load replaced or deleted."""
+    target: str
+    load_id: str
+    root_id: str
+
+
+class Scd2IdsRow(typing.TypedDict):
+    """`_sparkload_scd2_ids` (in a target schema): a scd2 root's version ids by staging id."""
+    target: str
+    load_id: str
+    staging_id: str
+    version_id: str
+
+
+LOADS_TABLE = "_dlt_loads"
+VERSION_TABLE = "_dlt_version"
+STATE_TABLE = "_dlt_pipeline_state"
+LOAD_TABLES_TABLE = "_sparkload_load_tables"
+APPLIED_LOADS_TABLE = "_sparkload_applied_loads"
+REMOVED_ROOTS_TABLE = "_sparkload_removed_roots"
+SCD2_IDS_TABLE = "_sparkload_scd2_ids"
+# the extractor's tables in a dataset, in the order the load step creates them
+DATASET_TABLES: Dict[str, type] = {LOADS_TABLE: LoadsRow, VERSION_TABLE: VersionRow, STATE_TABLE: PipelineStateRow,
+                                   LOAD_TABLES_TABLE: LoadTablesRow}
+# the materialization's tables in a target schema
+TARGET_TABLES: Dict[str, type] = {APPLIED_LOADS_TABLE: AppliedLoadsRow, REMOVED_ROOTS_TABLE: RemovedRootsRow,
+                                  SCD2_IDS_TABLE: Scd2IdsRow}
+SYSTEM_TABLES: Dict[str, type] = {**DATASET_TABLES, **TARGET_TABLES}
+_SPARK_TYPES = {str: "string", int: "bigint", dt.datetime: "timestamp"}
+
+
+def layout(table: str) -> Dict[str, str]:
+    """The columns of a system table with their Spark SQL types, in order.
+
+    >>> layout("_sparkload_load_tables")
+    {'load_id': 'string', 'table_name': 'string', 'row_count': 'bigint'}
+    """
+    return {column: _SPARK_TYPES[kind] for column, kind in typing.get_type_hints(SYSTEM_TABLES[table]).items()}
+
+
+# -- `_dlt_loads.status`
+LOAD_STATUS_COMPLETED = 0  # what dlt writes; models select `load_status_in` (default 0)
+LOAD_STATUS_ABORTED = -1  # `sparkload pipeline loads NAME --abort LOAD_ID`: every model skips the load
+
+
+def vocabulary() -> Dict[str, Any]:
+    """All of the above as plain lists and dicts: what `sparkload_contract()` (contract.sql) returns."""
+    return {
+        "write_dispositions": list(WRITE_DISPOSITIONS),
+        "merge_strategies": list(MERGE_STRATEGIES),
+        "default_write_disposition": DEFAULT_WRITE_DISPOSITION,
+        "default_merge_strategy": DEFAULT_MERGE_STRATEGY,
+        "dedup_sort_orders": list(DEDUP_SORT_ORDERS),
+        "table_formats": list(TABLE_FORMATS),
+        "data_types": list(DATA_TYPES),
+        "key_hints": list(KEY_HINTS),
+        "column_hints": list(COLUMN_HINTS),
+        "table_hints": list(TABLE_HINTS),
+        "resource_hints": list(RESOURCE_HINTS),
+        "root_model_config_keys": list(ROOT_MODEL_CONFIG_KEYS),
+        "scd2_model_config_keys": list(SCD2_MODEL_CONFIG_KEYS),
+        "model_config_keys": list(MODEL_CONFIG_KEYS),
+        "dlt_prefix": DLT_PREFIX,
+        "columns": {"load_id": LOAD_ID, "id": ID, "parent_id": PARENT_ID, "list_idx": LIST_IDX, "root_id": ROOT_ID},
+        "validity_column_names": list(VALIDITY_COLUMN_NAMES),
+        "child_table_separator": CHILD_TABLE_SEPARATOR,
+        "variant_separator": VARIANT_SEPARATOR,
+        "tables": {"loads": LOADS_TABLE, "version": VERSION_TABLE, "state": STATE_TABLE, "load_tables": LOAD_TABLES_TABLE,
+                   "applied_loads": APPLIED_LOADS_TABLE, "removed_roots": REMOVED_ROOTS_TABLE, "scd2_ids": SCD2_IDS_TABLE},
+        "layouts": {table: layout(table) for table in SYSTEM_TABLES},
+        "load_status": {"completed": LOAD_STATUS_COMPLETED, "aborted": LOAD_STATUS_ABORTED},
+    }
+
+
+def key_list(keys: Keys) -> List[str]:
+    """A key hint as a list: `"id"` -> `["id"]`, `None` -> `[]`."""
+    if keys is None:
+        return []
+    return [keys] if isinstance(keys, str) else list(keys)
+
+
+def split_disposition(value: Any, owner: str) -> Tuple[WriteDisposition, Optional[MergeStrategy]]:
+    """`"merge"` -> ("merge", None); `{"disposition": "merge", "strategy": "scd2"}` -> ("merge", "scd2").
+
+    Raises `ValueError` naming `owner` (e.g. "resource issues") for an unknown disposition or strategy,
+    or a strategy with a disposition other than merge."""
+    disposition, strategy = (value.get("disposition"), value.get("strategy")) if isinstance(value, Mapping) else (value, None)
+    if disposition not in WRITE_DISPOSITIONS:
+        raise ValueError(f"{owner}: write_disposition={value!r}; expected one of {', '.join(WRITE_DISPOSITIONS)}")
+    if strategy is not None and (disposition != "merge" or strategy not in MERGE_STRATEGIES):
+        raise ValueError(f"{owner}: merge strategy {strategy!r}; expected merge with one of {', '.join(MERGE_STRATEGIES)}")
+    return disposition, strategy

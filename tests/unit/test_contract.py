@@ -1,0 +1,96 @@
+"""The contract between the halves: `macros/helpers/contract.sql` returns what `python_extract/contract.py`
+declares, and the Python users speak it. Fast tier: dbt's own Jinja environment, no adapter, no JVM."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from dbt_common.clients.jinja import get_dbt_macro_name, get_environment
+from dbt_common.exceptions.macros import MacroReturn
+
+from python_extract import contract
+
+ROOT = Path(__file__).resolve().parents[2]
+MACRO = ROOT / "macros" / "helpers" / "contract.sql"
+
+
+def _raise_return(value):  # dbt's `return` (dbt/context/base.py)
+    raise MacroReturn(value)
+
+
+def render_contract(text: str):
+    """What `sparkload_contract()` returns, rendered as dbt renders a macro."""
+    template = get_environment().from_string(text, globals={"return": _raise_return})
+    macro = getattr(template.module, get_dbt_macro_name("sparkload_contract"))
+    with pytest.raises(MacroReturn) as returned:
+        macro()
+    return returned.value.value
+
+
+def test_contract__the_macro_returns_the_python_vocabulary():
+    assert render_contract(MACRO.read_text()) == contract.vocabulary()
+
+
+def test_contract__a_drifted_macro_is_caught():
+    drifted = MACRO.read_text().replace("'scd2', 'insert-only'", "'scd2'")
+    assert drifted != MACRO.read_text()
+    assert render_contract(drifted) != contract.vocabulary()
+
+
+def test_contract__insert_only_is_a_merge_strategy_of_both_halves():
+    assert "insert-only" in contract.MERGE_STRATEGIES
+    assert "insert-only" in render_contract(MACRO.read_text())["merge_strategies"]
+
+
+def test_contract__lists_are_derived_from_the_declared_types():
+    assert contract.WRITE_DISPOSITIONS == ("append", "replace", "merge")
+    assert contract.TABLE_HINTS == ("table_name", "write_disposition", "primary_key", "merge_key", "columns",
+                                    "max_table_nesting")
+    assert contract.RESOURCE_HINTS == (*contract.TABLE_HINTS, "incremental")
+    assert set(contract.KEY_HINTS) <= set(contract.COLUMN_HINTS) & set(contract.TABLE_HINTS)
+    assert set(contract.MODEL_CONFIG_KEYS) == set(contract.ModelConfig.__annotations__)
+    assert len(contract.MODEL_CONFIG_KEYS) == len(set(contract.MODEL_CONFIG_KEYS))
+
+
+def test_contract__system_table_layouts_carry_spark_types():
+    assert contract.layout(contract.LOADS_TABLE) == {
+        "load_id": "string", "schema_name": "string", "status": "bigint", "inserted_at": "timestamp",
+        "schema_version_hash": "string"}
+    assert set(contract.SYSTEM_TABLES) == set(contract.vocabulary()["tables"].values())
+    with pytest.raises(KeyError):
+        contract.layout("customers")
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("append", ("append", None)),
+    ({"disposition": "merge", "strategy": "insert-only"}, ("merge", "insert-only")),
+    ({"disposition": "merge"}, ("merge", None)),
+])
+def test_split_disposition__accepts_dlt_forms(value, expected):
+    assert contract.split_disposition(value, "resource r") == expected
+
+
+@pytest.mark.parametrize("value, message", [
+    ("upsert", "resource r: write_disposition='upsert'; expected one of append, replace, merge"),
+    ({"disposition": "append", "strategy": "upsert"}, "resource r: merge strategy 'upsert'; expected merge with one of"),
+    ({"disposition": "merge", "strategy": "scd3"}, "delete-insert, upsert, scd2, insert-only"),
+])
+def test_split_disposition__refuses_unknown_values_naming_the_owner(value, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        contract.split_disposition(value, "resource r")
+
+
+def test_contract__imports_nothing_but_the_stdlib():
+    code = ("import json, sys; before = set(sys.modules); import python_extract.contract; "
+            "print(json.dumps(sorted(set(sys.modules) - before)))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env=env).stdout
+    loaded = json.loads(out)
+    assert "python_extract.contract" in loaded
+    ours = {"python_extract", "python_extract.contract"}
+    assert [m for m in loaded if m not in ours and m.split(".")[0].lstrip("_") not in sys.stdlib_module_names
+            and m.split(".")[0] not in sys.stdlib_module_names] == []
