@@ -30,64 +30,34 @@ import datetime as dt
 import hashlib
 import json
 import os
-from functools import lru_cache
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-import pendulum
-import pendulum.parsing.exceptions
-
 from ..errors import IncrementalBoundaryOverflow, IncrementalCursorPathMissing, IncrementalError
+from ..timeutil import UTC, cursor_instant, epoch_micros, iso_z
 from .jsonpath import MISSING, compile_path, find_first, simple_field
 
 BOUNDARY_LIMIT = 10_000
 ON_MISSING = ("raise", "include", "exclude")
 RANGES = ("open", "closed")
 ROW_ORDERS = (None, "asc", "desc")
-_UTC = dt.timezone.utc
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=_UTC)
-
-
-@lru_cache(maxsize=8192)
-def _parse_other_text(value: str) -> Any:
-    """ISO 8601 forms the C parser does not take, through pendulum; other strings stay strings."""
-    try:
-        parsed = pendulum.parse(value, tz="UTC")
-    except (ValueError, TypeError, pendulum.parsing.exceptions.ParserError):
-        return value
-    return parsed if isinstance(parsed, dt.datetime) else value
-
-
-def _parse_text(value: str) -> Any:
-    """An ISO 8601 string as an aware datetime (naive means UTC); other strings stay strings."""
-    if len(value) >= 10 and value[4:5] == "-" and value[7:8] == "-":
-        try:
-            parsed = dt.datetime.fromisoformat(value)
-        except ValueError:
-            return _parse_other_text(value)
-        return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=_UTC)
-    return value
 
 
 def cursor_key(value: Any) -> Any:
     """What cursor values are compared by: instants for datetimes, dates and ISO strings."""
     kind = type(value)
     if kind is str:
-        return _parse_text(value)
+        return cursor_instant(value)
     if kind is int or kind is float:
         return value
     if isinstance(value, str):
-        return _parse_text(value)
+        return cursor_instant(value)
     if isinstance(value, dt.datetime):
-        return value if value.tzinfo is not None else value.replace(tzinfo=_UTC)
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
     if isinstance(value, dt.date):
-        return dt.datetime(value.year, value.month, value.day, tzinfo=_UTC)
+        return dt.datetime(value.year, value.month, value.day, tzinfo=UTC)
     return value
-
-
-def _micros(value: dt.datetime) -> int:
-    return (value - _EPOCH) // dt.timedelta(microseconds=1)
 
 
 def _shift(value: Any, lag: float) -> Any:
@@ -97,10 +67,10 @@ def _shift(value: Any, lag: float) -> Any:
     if isinstance(value, dt.date):
         return value + dt.timedelta(days=lag)
     if isinstance(value, str):
-        parsed = _parse_text(value)
+        parsed = cursor_instant(value)
         if isinstance(parsed, dt.datetime):
-            shifted = (parsed + dt.timedelta(seconds=lag)).isoformat()
-            return shifted.replace("+00:00", "Z") if value.endswith("Z") else shifted
+            shifted = parsed + dt.timedelta(seconds=lag)
+            return iso_z(shifted) if value.endswith("Z") else shifted.isoformat()
         raise ValueError(f"lag needs a datetime, date or number cursor, got {value!r}")
     return value + lag
 
@@ -342,7 +312,7 @@ class Incremental:
             micros = stamps.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).fill_null(0).to_numpy()
         except pa.ArrowInvalid:
             return None
-        return micros, valid, _micros
+        return micros, valid, epoch_micros
 
     def can_close(self) -> bool:
         """True when `row_order` says no later row can pass: the extractor stops the resource."""

@@ -18,27 +18,7 @@ from typing import Any, Dict, Iterator, Optional
 import pendulum
 
 from ..state import decode_value, encode_value
-
-
-def _instant(value: Any) -> pendulum.DateTime:
-    if isinstance(value, str):
-        parsed = pendulum.parse(value, tz="UTC")
-    elif isinstance(value, dt.datetime):
-        parsed = pendulum.instance(value, tz="UTC")
-    elif isinstance(value, dt.date):
-        parsed = pendulum.datetime(value.year, value.month, value.day, tz="UTC")
-    else:
-        raise ValueError(f"not a datetime: {value!r}")
-    return parsed.in_tz("UTC")
-
-
-def _duration(value: Any) -> dt.timedelta:
-    if isinstance(value, dt.timedelta):
-        return value
-    parsed = pendulum.parse(value)
-    if not isinstance(parsed, dt.timedelta):
-        raise ValueError(f"not an ISO 8601 duration: {value!r}")
-    return parsed
+from ..timeutil import iso_z, now as utc_now, parse_duration, to_instant
 
 
 @dataclass(frozen=True)
@@ -50,7 +30,7 @@ class Window:
     datetime_format: Optional[str] = None
 
     def _fmt(self, value: pendulum.DateTime) -> str:
-        return value.strftime(self.datetime_format) if self.datetime_format else value.isoformat().replace("+00:00", "Z")
+        return value.strftime(self.datetime_format) if self.datetime_format else iso_z(value)
 
     @property
     def start_str(self) -> str:
@@ -70,20 +50,20 @@ class DateWindows:
                  lookback_window: Any = None, datetime_format: Optional[str] = None):
         if (step is None) != (cursor_granularity is None):
             raise ValueError("date_windows: give step and cursor_granularity together (Airbyte's rule)")
-        self.start = _instant(start)
-        self.end = None if end is None else _instant(end)
-        self.step = None if step is None else _duration(step)
-        self.granularity = dt.timedelta(0) if cursor_granularity is None else _duration(cursor_granularity)
-        self.lookback = None if lookback_window is None else _duration(lookback_window)
+        self.start = to_instant(start)
+        self.end = None if end is None else to_instant(end)
+        self.step = None if step is None else parse_duration(step)
+        self.granularity = dt.timedelta(0) if cursor_granularity is None else parse_duration(cursor_granularity)
+        self.lookback = None if lookback_window is None else parse_duration(lookback_window)
         self.datetime_format = datetime_format
 
     def windows(self, saved: Optional[Dict[str, Any]], now: Optional[pendulum.DateTime] = None) -> Iterator[Window]:
         """The windows still to read, given the saved state `{"last_end": ...}`."""
-        now = now or pendulum.now("UTC")
+        now = now or utc_now()
         end = now if self.end is None else min(self.end, now)
         begin = self.start
         if saved and saved.get("last_end") is not None:
-            resume = _instant(decode_value(saved["last_end"])) + self.granularity
+            resume = to_instant(decode_value(saved["last_end"])) + self.granularity
             begin = max(self.start, resume - self.lookback) if self.lookback else max(self.start, resume)
         index = 0
         while begin <= end:

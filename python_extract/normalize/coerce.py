@@ -25,9 +25,8 @@ from typing import Any, Callable, Dict, Tuple
 from uuid import UUID
 
 import orjson
-from pendulum.parsing import DEFAULT_OPTIONS, _parse_common, parse_iso8601
 
-_UTC = dt.timezone.utc
+from ..timeutil import UTC, from_epoch, parse_date, parse_iso, parse_iso_datetime, plain
 PY_TYPES: Dict[type, str] = {
     str: "text", int: "bigint", float: "double", bool: "bool", bytes: "binary", dict: "json", list: "json",
     tuple: "json", Decimal: "decimal", dt.datetime: "timestamp", dt.date: "date", dt.time: "time",
@@ -57,57 +56,25 @@ def detect_type(value: Any) -> str:
     data_type = py_type(value)
     if data_type == "time":
         return "text"
-    if data_type == "text" and value and type(value) is str and _iso_datetime(value) is not None:
+    if data_type == "text" and value and type(value) is str and parse_iso_datetime(value) is not None:
         return "timestamp"
     return data_type
-
-
-def _iso_like(value: str) -> Any:
-    """A datetime, date or time parsed from ISO 8601 text (or pendulum's common forms: `2024`,
-    `2024/01/15`); ValueError otherwise."""
-    try:
-        parsed = parse_iso8601(value)
-    except ValueError:
-        parsed = _parse_common(value, **DEFAULT_OPTIONS)
-    if isinstance(parsed, (dt.datetime, dt.date, dt.time)):
-        return parsed
-    raise ValueError(f"not a date, time or date-time: {value!r}")
-
-
-def _iso_datetime(value: str) -> Any:
-    try:
-        parsed = _iso_like(value)
-    except (ValueError, TypeError):
-        return None
-    return parsed if isinstance(parsed, dt.datetime) else None
-
-
-def _plain(value: dt.datetime) -> dt.datetime:
-    """pendulum's DateTime as a stdlib datetime (Arrow and Spark take those)."""
-    if type(value) is dt.datetime:
-        return value
-    return dt.datetime(value.year, value.month, value.day, value.hour, value.minute, value.second,
-                       value.microsecond, tzinfo=value.tzinfo, fold=value.fold)
-
-
-def _from_epoch(value: float) -> dt.datetime:
-    return dt.datetime.fromtimestamp(value, _UTC)
 
 
 def to_timestamp(value: Any) -> dt.datetime:
     """A datetime from ISO text, epoch-seconds text, a number or a date (naive stays naive: UTC)."""
     if isinstance(value, dt.datetime):
-        return _plain(value)
+        return plain(value)
     if isinstance(value, dt.date):
         return dt.datetime(value.year, value.month, value.day)
     if isinstance(value, (int, float)):
-        return _from_epoch(value)
+        return from_epoch(value)
     try:
-        parsed = _iso_like(value)
+        parsed = parse_iso(value)
     except ValueError:
-        return _from_epoch(float(value))
+        return from_epoch(float(value))
     if isinstance(parsed, dt.datetime):
-        return _plain(parsed)
+        return plain(parsed)
     if isinstance(parsed, dt.date):
         return dt.datetime(parsed.year, parsed.month, parsed.day)
     raise ValueError(f"a time of day is not a timestamp: {value!r}")
@@ -117,14 +84,14 @@ def to_date(value: Any) -> dt.date:
     """The calendar day of `value` in UTC (an aware date-time is converted first)."""
     if isinstance(value, str):
         try:
-            return dt.date.fromisoformat(value)
+            return parse_date(value)
         except ValueError:
             pass
     if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
         return dt.date(value.year, value.month, value.day)
     stamp = to_timestamp(value)
     if stamp.tzinfo is not None:
-        stamp = stamp.astimezone(_UTC)
+        stamp = stamp.astimezone(UTC)
     return stamp.date()
 
 
@@ -233,8 +200,8 @@ COERCIONS: Dict[Tuple[str, str], Callable[[Any], Any]] = {
     ("bool", "decimal"): bool,
     ("json", "text"): json.loads,
     ("timestamp", "text"): to_timestamp,
-    ("timestamp", "bigint"): _from_epoch,
-    ("timestamp", "double"): _from_epoch,
+    ("timestamp", "bigint"): from_epoch,
+    ("timestamp", "double"): from_epoch,
     ("timestamp", "date"): to_timestamp,
     ("date", "text"): to_date,
     ("date", "timestamp"): to_date,
@@ -263,5 +230,5 @@ def coerce(to_type: str, from_type: str, value: Any) -> Any:
 
 def _aware(value: dt.datetime) -> dt.datetime:
     """A timestamp column's value: naive means UTC (dlt's `timezone` hint, on by default)."""
-    value = _plain(value)
-    return value.replace(tzinfo=_UTC) if value.tzinfo is None else value
+    value = plain(value)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
