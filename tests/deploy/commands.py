@@ -1,6 +1,6 @@
-"""What the deployment tests need to run the README's examples as a user would: its code blocks, and
-its foreground commands (`sparkload cluster start`, `sparkload lakehouse serve`) as real processes
-that are interrupted with Ctrl-C (SIGINT) and must leave no process and no open port behind.
+"""What the deployment tests need to run the examples of the README and docs/ as a user would: their
+code blocks, and their foreground commands (`sparkload cluster start`, `sparkload lakehouse serve`) as
+real processes that are interrupted with Ctrl-C (SIGINT) and must leave no process and no open port behind.
 """
 from __future__ import annotations
 
@@ -22,17 +22,19 @@ BIN = Path(sys.executable).parent
 
 
 def readme_blocks(section: str) -> List[str]:
-    """The fenced code blocks of the README section titled `## <section>`, in order."""
-    text = (REPO / "README.md").read_text()
-    match = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    assert match, f"README.md has no section '## {section}'"
-    return re.findall(r"^```\w*\n(.*?)^```", match.group(1), re.S | re.M)
+    """The fenced code blocks of the section titled `## <section>`, in order, from the one page of
+    README.md and docs/*.md that has it."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    found = [m.group(1) for m in (re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", p.read_text(), re.S | re.M)
+                                  for p in pages) if m]
+    assert len(found) == 1, f"README.md and docs/*.md have {len(found)} sections '## {section}'"
+    return re.findall(r"^```\w*\n(.*?)^```", found[0], re.S | re.M)
 
 
 def readme_block(section: str, first_line: str) -> str:
     """The block of `section` whose first line starts with `first_line` (e.g. `# packages.yml`)."""
     found = [b for b in readme_blocks(section) if b.startswith(first_line)]
-    assert len(found) == 1, f"README section '{section}' has {len(found)} blocks starting with {first_line!r}"
+    assert len(found) == 1, f"section '{section}' has {len(found)} blocks starting with {first_line!r}"
     return found[0]
 
 
