@@ -1,8 +1,9 @@
-"""The README's "dbt Cloud" example, run as written: the Quickstart's extractor, then a fresh dbt
-project assembled from the README's blocks that installs the package (its `git:` entry becomes
-`local:`, the one change: there is no network) and runs with `type: spark` over the wire, through the
-run's thrift server, itself started with the README's "Thrift server" command (tests/deploy/servers.py)
-and reached with that section's profile."""
+"""The "dbt Cloud" example of docs/deployments.md, run as written: the README Quickstart's extractor,
+then a fresh dbt project assembled from the docs' blocks that installs the package (its `git:` entry
+becomes `local:`, the one change: there is no network) and runs with `type: spark` over the wire, through
+the run's thrift server, itself started with the "Thrift server" command of docs/deployments.md
+(tests/deploy/servers.py) and reached with that section's profile. Blocks are found by section title in
+README.md and docs/*.md (`readme_block`); tests/test_docs.py checks, without a JVM, that each exists once."""
 from __future__ import annotations
 
 import re
