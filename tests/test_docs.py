@@ -1,7 +1,7 @@
 """The docs hold together without a JVM: every relative link of README.md and docs/*.md reaches an
 existing file (and heading, for `#anchor` links), every docs page is linked from the README, every code
 block a test executes (through `tests/deploy/commands.py`) is found on exactly one page, and the
-materialization reference lists exactly the config keys the materialization accepts."""
+materialization reference lists exactly the model config keys of the contract (python_extract/contract.py)."""
 from __future__ import annotations
 
 import ast
@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Tuple
 
 from markdown_it import MarkdownIt
+
+from python_extract.contract import MODEL_CONFIG_KEYS
 
 from .deploy.commands import readme_block, readme_blocks
 
@@ -93,20 +95,11 @@ def test_docs__every_block_a_test_executes_is_found_on_exactly_one_page():
             assert readme_blocks(*args), f"{where}: section {args[0]!r} has no code block"
 
 
-def _accepted_config_keys() -> List[str]:
-    """The keys of `default__sparkload_config_keys`, the materialization's list of its own config keys."""
-    for path in sorted((REPO / "macros").rglob("*.sql")):
-        found = re.search(r"macro default__sparkload_config_keys\(\).*?return\(\[(.*?)\]\)", path.read_text(), re.S)
-        if found:
-            return re.findall(r"'([^']+)'", found.group(1))
-    raise AssertionError("no macro default__sparkload_config_keys under macros/")
-
-
 def test_materialization_reference__lists_every_config_key_the_materialization_accepts():
     text = (REPO / "docs" / "materialization.md").read_text()
     table = re.search(r"^\| config \| purpose \|.*?\n((?:\|.*\n)+)", text, re.M)
     assert table, "docs/materialization.md has no `| config | purpose |` table"
     documented = re.findall(r"^\| `([a-z_]+)` \|", table.group(1), re.M)
-    assert sorted(documented) == sorted(_accepted_config_keys())
+    assert sorted(documented) == sorted(MODEL_CONFIG_KEYS)  # the contract; tests/unit/test_contract.py ties the macros to it
     rows = [row for row in table.group(1).splitlines() if row.startswith("| `")]
     assert all(re.search(r"\| `[a-z_]+=[^`]+` \|$", row) for row in rows), "every key needs an example"
