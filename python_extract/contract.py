@@ -247,7 +247,7 @@ def vocabulary() -> Dict[str, Any]:
     }
 
 
-def key_list(keys: Keys) -> List[str]:
+def as_key_list(keys: Keys) -> List[str]:
     """A key hint as a list: `"id"` -> `["id"]`, `None` -> `[]`."""
     if keys is None:
         return []

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from .contract import DATASET_TABLES
 from .errors import PipelineStepFailed
 from .normalize.schema import Schema, arrow_type
 
@@ -111,7 +112,7 @@ class LoadPackage:
     def landing_tables(self) -> List[str]:
         """Tables (not system tables) whose landing started."""
         folder = self.root / LANDING
-        return sorted(p.name for p in folder.iterdir() if not p.name.startswith("_dlt")) if folder.is_dir() else []
+        return sorted(p.name for p in folder.iterdir() if p.name not in DATASET_TABLES) if folder.is_dir() else []
 
     def check(self, deep: bool = False) -> Optional[str]:
         """Why the package cannot be landed as it is (None when it looks whole): its manifest, schema and

@@ -27,7 +27,8 @@ from typing import Any, Dict, Iterator, List, Optional
 
 from .errors import ConfigError, CorruptPackage, LocalStateError, PipelineStepFailed, from_os_error, shown_name
 from .extract.extractor import Extractor
-from .extract.resource import Keys, Resource
+from .contract import ColumnHints, Keys
+from .extract.resource import Resource
 from .extract.source import Source
 from .hooks import Hooks
 from .lakehouse import LakehouseConfig, get_session
@@ -143,7 +144,7 @@ class Pipeline:
         write_disposition: Any = None,
         primary_key: Keys = None,
         merge_key: Keys = None,
-        columns: Optional[Dict[str, Dict[str, Any]]] = None,
+        columns: Optional[Dict[str, ColumnHints]] = None,
         max_table_nesting: Optional[int] = None,
     ) -> LoadInfo:
         """Land what earlier runs left pending, restore state, then extract, normalize and load `data`."""

@@ -3,7 +3,8 @@
 - `pipeline_yaml(plugin)`: a commented pipeline YAML for a source plugin (`sparkload init`);
 - `plan_dbt_scaffold(...)` / `write_files(...)` (`sparkload dbt scaffold`): a dbt `sources.yml` and one
   `sparkload` model per staging table, configured from the resource hints recorded in `_dlt_version`
-  (write disposition, merge strategy, primary key, merge key, hard_delete, dedup_sort); child tables
+  (write disposition, merge strategy, primary key, merge key, hard_delete, dedup_sort: the contract's
+  `ModelConfig` keys, python_extract/contract.py); child tables
   become child models following their root (`root_model`). Into a folder without `dbt_project.yml` it
   also writes a runnable project: `dbt_project.yml` and a `profiles.yml` (type sparkload, embedded, on
   the lakehouse that was read; added at the end of a `profiles.yml` already there that lacks it).
@@ -24,6 +25,7 @@ from typing import Any, Dict, List, Optional
 
 import yaml
 
+from .contract import DEDUP_SORT_ORDERS, DEFAULT_MERGE_STRATEGY, DLT_PREFIX, KEY_HINTS, ModelConfig
 from .errors import ConfigError
 from .normalize.schema import Schema, Table
 from .sources.registry import SourcePlugin
@@ -44,19 +46,24 @@ def pipeline_yaml(plugin: SourcePlugin, pipeline_name: Optional[str] = None) -> 
 
 
 def _model_config(table: Table, root_model: Optional[str]) -> Dict[str, Any]:
+    """The `config(...)` of the table's model: dbt's `materialized`, then the sparkload keys."""
+    return {"materialized": "sparkload", **_sparkload_config(table, root_model)}
+
+
+def _sparkload_config(table: Table, root_model: Optional[str]) -> ModelConfig:
     if root_model is not None:
-        return {"materialized": "sparkload", "root_model": root_model}
-    config: Dict[str, Any] = {"materialized": "sparkload", "write_disposition": table.write_disposition}
+        return {"root_model": root_model}
+    config: ModelConfig = {"write_disposition": table.write_disposition}
     if table.write_disposition == "merge":
-        config["strategy"] = table.merge_strategy or "delete-insert"
-    for hint in ("primary_key", "merge_key"):
+        config["strategy"] = table.merge_strategy or DEFAULT_MERGE_STRATEGY
+    for hint in KEY_HINTS:
         columns = table.column_hint(hint)
         if columns:
             config[hint] = columns if len(columns) > 1 else columns[0]
     hard = table.column_hint("hard_delete")
     if hard:
         config["hard_delete"] = hard[0]
-    sort = {c: (meta["dedup_sort"] if meta["dedup_sort"] in ("asc", "desc") else "desc")
+    sort = {c: (meta["dedup_sort"] if meta["dedup_sort"] in DEDUP_SORT_ORDERS else "desc")
             for c, meta in table.columns.items() if meta.get("dedup_sort")}
     if sort:
         config["dedup_sort"] = sort
@@ -122,7 +129,7 @@ def plan_dbt_scaffold(schema: Schema, dataset: str, project_dir: Path, lakehouse
     project = Path(project_dir)
     plan = ScaffoldPlan(new_project=not (project / "dbt_project.yml").is_file())
     folder = project / _model_paths(project)[0] / dataset  # where dbt looks: an existing project may use `src/`
-    tables = [t for n, t in schema.tables.items() if not n.startswith("_dlt")]
+    tables = [t for n, t in schema.tables.items() if not n.startswith(DLT_PREFIX)]
     prefix = f"{dataset}__" if prefix_with_dataset else ""
     plan.models = {t.name: f"{prefix}{t.name}" for t in tables}
     existing = _existing(project)

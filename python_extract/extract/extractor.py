@@ -19,6 +19,7 @@ import logging
 import time
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
+from ..contract import KEY_HINTS
 from ..errors import PipelineStepFailed, SparkloadError
 from ..hooks import Hooks
 from ..normalize import Schema, normalize_item
@@ -185,8 +186,8 @@ class Extractor:
         if table not in self.schema.tables:
             meta = self.schema.table(table, write_disposition=res.write_disposition,
                                      merge_strategy=res.merge_strategy, resource=res.name)
-            for keys, hint in ((res.primary_key, "primary_key"), (res.merge_key, "merge_key")):
-                for key in keys:
+            for hint in KEY_HINTS:
+                for key in getattr(res, hint):
                     self.schema.set_column_hints(table, normalize_path(key), {hint: True, "nullable": False})
             for column, hints in res.columns.items():
                 self.schema.set_column_hints(table, normalize_path(column), hints)

@@ -1,10 +1,11 @@
 """dlt-style resources: a generator function (or any iterable) of items plus the hints of its table.
 
-Items are dicts, lists of dicts (pages, flattened) or Arrow tables. Hints: `table_name` (a string, or a
-function of the item that picks the table per item), `primary_key`, `merge_key`, `write_disposition`
-(`append` | `replace` | `merge`, or dlt's `{"disposition": "merge", "strategy": "upsert"}`; recorded in
-the schema for the dbt side, landing always appends), `columns` (per column: `data_type`, `nullable`,
-`primary_key`, `merge_key`, `hard_delete`, `dedup_sort`), `max_table_nesting`, `incremental`.
+Items are dicts, lists of dicts (pages, flattened) or Arrow tables. The hints are the contract's
+`ResourceHints` (python_extract/contract.py): `table_name` (a string, or a function of the item that
+picks the table per item), `primary_key`, `merge_key`, `write_disposition` (`append` | `replace` |
+`merge`, or dlt's `{"disposition": "merge", "strategy": "upsert"}`; recorded in the schema for the dbt
+side, landing always appends), `columns` (per column: the contract's `ColumnHints`),
+`max_table_nesting`, `incremental`.
 
 A function argument whose default is an `Incremental` or a `DateWindows` is bound at run time to the
 resource's stored state (see extract/extractor.py); an argument defaulting to `config.value` or
@@ -14,32 +15,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Tuple, Union
 
+from ..contract import DEFAULT_WRITE_DISPOSITION, KEY_HINTS, RESOURCE_HINTS, ColumnHints, Keys, as_key_list, split_disposition
 from .config import with_config
 from .incremental import Incremental
 from .windows import DateWindows
 
-Keys = Union[str, Sequence[str], None]
-WRITE_DISPOSITIONS = ("append", "replace", "merge")
-MERGE_STRATEGIES = ("delete-insert", "upsert", "scd2", "insert-only")
 TableName = Union[str, Callable[[Any], str]]
-
-
-def as_key_list(keys: Keys) -> List[str]:
-    if keys is None:
-        return []
-    return [keys] if isinstance(keys, str) else list(keys)
-
-
-def split_disposition(name: str, value: Any) -> Tuple[str, Optional[str]]:
-    """`"merge"` -> ("merge", None); `{"disposition": "merge", "strategy": "scd2"}` -> ("merge", "scd2")."""
-    disposition, strategy = (value.get("disposition"), value.get("strategy")) if isinstance(value, dict) else (value, None)
-    if disposition not in WRITE_DISPOSITIONS:
-        raise ValueError(f"resource {name}: write_disposition={value!r}; expected one of {', '.join(WRITE_DISPOSITIONS)}")
-    if strategy is not None and (disposition != "merge" or strategy not in MERGE_STRATEGIES):
-        raise ValueError(f"resource {name}: merge strategy {strategy!r}; expected merge with one of {', '.join(MERGE_STRATEGIES)}")
-    return disposition, strategy
 
 
 class ResourceState:
@@ -55,15 +38,15 @@ class Resource:
         data: Union[Callable[..., Iterable[Any]], Iterable[Any]],
         name: str,
         table_name: Optional[TableName] = None,
-        write_disposition: Any = "append",
+        write_disposition: Any = DEFAULT_WRITE_DISPOSITION,
         primary_key: Keys = None,
         merge_key: Keys = None,
-        columns: Optional[Dict[str, Dict[str, Any]]] = None,
+        columns: Optional[Dict[str, ColumnHints]] = None,
         max_table_nesting: Optional[int] = None,
         incremental: Optional[Incremental] = None,
         section: Optional[str] = None,
     ):
-        self.write_disposition, self.merge_strategy = split_disposition(name, write_disposition)
+        self.write_disposition, self.merge_strategy = split_disposition(write_disposition, f"resource {name}")
         self._data = with_config(data, section or name) if callable(data) else data
         self._args: Tuple[Any, ...] = ()
         self._kwargs: Dict[str, Any] = {}
@@ -89,12 +72,16 @@ class Resource:
         return clone
 
     def apply_hints(self, **hints: Any) -> "Resource":
-        """Set hints given as not-None keyword arguments (as dlt's `apply_hints`); returns self."""
-        for key in ("primary_key", "merge_key"):
+        """Set the hints (the contract's `ResourceHints`) given as not-None keyword arguments (as
+        dlt's `apply_hints`); returns self. An unknown hint is a `TypeError`."""
+        unknown = [key for key in hints if key not in RESOURCE_HINTS]
+        if unknown:
+            raise TypeError(f"resource {self.name}: unknown hint {', '.join(unknown)}; expected {', '.join(RESOURCE_HINTS)}")
+        for key in KEY_HINTS:
             if hints.get(key) is not None:
                 hints[key] = as_key_list(hints[key])
         if hints.get("write_disposition") is not None:
-            self.write_disposition, self.merge_strategy = split_disposition(self.name, hints.pop("write_disposition"))
+            self.write_disposition, self.merge_strategy = split_disposition(hints.pop("write_disposition"), f"resource {self.name}")
         for key, value in hints.items():
             if value is not None:
                 setattr(self, key, value)
@@ -148,10 +135,10 @@ def resource(
     *,
     name: Optional[str] = None,
     table_name: Optional[TableName] = None,
-    write_disposition: Any = "append",
+    write_disposition: Any = DEFAULT_WRITE_DISPOSITION,
     primary_key: Keys = None,
     merge_key: Keys = None,
-    columns: Optional[Dict[str, Dict[str, Any]]] = None,
+    columns: Optional[Dict[str, ColumnHints]] = None,
     max_table_nesting: Optional[int] = None,
     incremental: Optional[Incremental] = None,
 ) -> Any:

@@ -29,10 +29,11 @@ import re
 from abc import ABC, abstractmethod
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
 
+from ..contract import as_key_list
 from ..errors import SparkloadError
 from .checkpoint import CHECKPOINT
 from .incremental import cursor_key
-from .resource import Resource, ResourceState, as_key_list
+from .resource import Resource, ResourceState
 
 
 class StreamOrderError(SparkloadError):

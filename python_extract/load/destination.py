@@ -1,11 +1,10 @@
 """dlt's system tables in a dataset of the lakehouse: written by the load step, read to restore.
+Their names and row layouts are the contract's (`DATASET_TABLES`, python_extract/contract.py):
 
-    _dlt_loads            load_id, schema_name, status, inserted_at, schema_version_hash   (last, per load)
-    _dlt_version          version, engine_version, inserted_at, schema_name, version_hash, schema
-    _dlt_pipeline_state   version, engine_version, pipeline_name, state, created_at, version_hash,
-                          _dlt_load_id, _dlt_id
-
-    _sparkload_load_tables load_id, table_name, row_count   (before _dlt_loads, per load and table)
+    _dlt_loads             one row per load, written last
+    _dlt_version           one row per schema version
+    _dlt_pipeline_state    one row per load: the state committed with it
+    _sparkload_load_tables one row per load and table, before _dlt_loads
 
 `_sparkload_load_tables` is sparkload's own: one row per table a load's resources covered, also with
 0 rows (a resource that yielded nothing), so a `replace` model can tell "this load emptied my table"
@@ -24,23 +23,18 @@ import json
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional
 
+from ..contract import (
+    DATASET_TABLES, LOAD_ID, LOAD_STATUS_ABORTED, LOAD_STATUS_COMPLETED, LOAD_TABLES_TABLE, LOADS_TABLE, STATE_TABLE,
+    VERSION_TABLE, layout,
+)
 from ..lakehouse import session_format
 from ..normalize.schema import ENGINE_VERSION, Schema
 from ..state import State, compress, decompress, state_hash
 from .sql import ident, literal, qualified
 
-LOADS_TABLE = "_dlt_loads"
-VERSION_TABLE = "_dlt_version"
-STATE_TABLE = "_dlt_pipeline_state"
-LOAD_TABLES_TABLE = "_sparkload_load_tables"
 COVERAGE_FILE = "covered_tables.json"
-DDL = {
-    LOADS_TABLE: "`load_id` string, `schema_name` string, `status` bigint, `inserted_at` timestamp, `schema_version_hash` string",
-    VERSION_TABLE: "`version` bigint, `engine_version` bigint, `inserted_at` timestamp, `schema_name` string, `version_hash` string, `schema` string",
-    STATE_TABLE: "`version` bigint, `engine_version` bigint, `pipeline_name` string, `state` string, `created_at` timestamp, `version_hash` string, `_dlt_load_id` string, `_dlt_id` string",
-    LOAD_TABLES_TABLE: "`load_id` string, `table_name` string, `row_count` bigint",
-}
-ABORTED_STATUS = -1  # `_dlt_loads.status` of a load the user aborted; models select status >= 0 only
+ABORTED_STATUS = LOAD_STATUS_ABORTED  # the CLI's name for it (cli_pipeline.py) until the CLI reads the contract
+DDL = {table: ", ".join(f"{ident(column)} {kind}" for column, kind in layout(table).items()) for table in DATASET_TABLES}
 _ensured: set = set()
 _versions_written: set = set()
 
@@ -87,7 +81,7 @@ def write_schema_version(spark, dataset: str, schema: Schema) -> None:
 
 def write_state(spark, dataset: str, load_id: str, state: State, retry: bool = True) -> None:
     """The state row of `load_id`; `retry=False` (no earlier attempt) skips the existence check."""
-    if retry and _has(spark, dataset, STATE_TABLE, "_dlt_load_id", load_id):
+    if retry and _has(spark, dataset, STATE_TABLE, LOAD_ID, load_id):
         return
     row = (int(float(load_id) * 1e6), ENGINE_VERSION, state["pipeline_name"], compress(state), _now(),
            state_hash(state), load_id, f"state_{load_id}")
@@ -118,14 +112,14 @@ def write_load_tables(spark, dataset: str, load_id: str, counts: Dict[str, int])
 
 
 def complete_load(spark, dataset: str, load_id: str, schema: Schema, retry: bool = True) -> None:
-    """Write the `_dlt_loads` row (status 0): from now on the load is visible to dbt."""
+    """Write the `_dlt_loads` row (status LOAD_STATUS_COMPLETED): from now on the load is visible to dbt."""
     if retry and _has(spark, dataset, LOADS_TABLE, "load_id", load_id):
         return
-    _append(spark, dataset, LOADS_TABLE, (load_id, schema.name, 0, _now(), schema.version_hash()))
+    _append(spark, dataset, LOADS_TABLE, (load_id, schema.name, LOAD_STATUS_COMPLETED, _now(), schema.version_hash()))
 
 
 def abort_load(spark, dataset: str, load_id: str) -> Optional[int]:
-    """Mark a completed load aborted (status ABORTED_STATUS): models skip it from now on, so a load a
+    """Mark a completed load aborted (status LOAD_STATUS_ABORTED): models skip it from now on, so a load a
     model refused no longer blocks the loads after it. Returns its status before, None if no such
     load; aborting an aborted load changes nothing."""
     if not _exists(spark, dataset, LOADS_TABLE):
@@ -134,8 +128,8 @@ def abort_load(spark, dataset: str, load_id: str) -> Optional[int]:
     found = spark.sql(f"select `status` from {qualified(dataset, LOADS_TABLE)} where {where}").take(1)
     if not found:
         return None
-    if found[0]["status"] != ABORTED_STATUS:
-        spark.sql(f"update {qualified(dataset, LOADS_TABLE)} set `status` = {ABORTED_STATUS} where {where}")
+    if found[0]["status"] != LOAD_STATUS_ABORTED:
+        spark.sql(f"update {qualified(dataset, LOADS_TABLE)} set `status` = {LOAD_STATUS_ABORTED} where {where}")
     return found[0]["status"]
 
 
@@ -144,15 +138,15 @@ def read_state(spark, dataset: str, pipeline_name: str) -> Optional[Dict[str, An
     if not _exists(spark, dataset, STATE_TABLE) or not _exists(spark, dataset, LOADS_TABLE):
         return None
     sql = (
-        f"select s.`state`, s.`_dlt_load_id` from {qualified(dataset, STATE_TABLE)} s "
+        f"select s.`state`, s.{ident(LOAD_ID)} from {qualified(dataset, STATE_TABLE)} s "
         f"where s.`pipeline_name` = {literal(pipeline_name)} and exists (select 1 from {qualified(dataset, LOADS_TABLE)} l "
-        f"where l.`load_id` = s.`_dlt_load_id`) order by s.`_dlt_load_id` desc limit 1"
+        f"where l.`load_id` = s.{ident(LOAD_ID)}) order by s.{ident(LOAD_ID)} desc limit 1"
     )
     found = spark.sql(sql).take(1)
     if not found:
         return None
     state = decompress(found[0]["state"])
-    state["_load_id"] = found[0]["_dlt_load_id"]
+    state["_load_id"] = found[0][LOAD_ID]
     return state
 
 
@@ -179,7 +173,7 @@ def count_rows_by_load(spark, dataset: str, tables: List[str]) -> Dict[str, Dict
     for table in tables:
         if not _exists(spark, dataset, table):
             continue
-        sql = f"select `_dlt_load_id` as load_id, count(*) as n from {qualified(dataset, table)} group by `_dlt_load_id`"
+        sql = f"select {ident(LOAD_ID)} as load_id, count(*) as n from {qualified(dataset, table)} group by {ident(LOAD_ID)}"
         for r in spark.sql(sql).collect():
             counts.setdefault(r["load_id"], {})[table] = r["n"]
     return counts

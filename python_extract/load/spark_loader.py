@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Optional
 from urllib.parse import unquote, urlparse
 
+from ..contract import LOAD_ID
 from ..errors import PipelineStepFailed
 from ..hooks import Hooks
 from ..lakehouse import session_format
@@ -84,7 +85,7 @@ def land_table(spark, package: LoadPackage, table: str) -> None:
         return
     _ensure_columns(spark, package, table, name, exists, fmt)
     if exists and package.landing_started(table):
-        spark.sql(f"delete from {name} where `_dlt_load_id` = {literal(package.load_id)}")
+        spark.sql(f"delete from {name} where {ident(LOAD_ID)} = {literal(package.load_id)}")
     package.mark_landing(table)
     data_dir = _local_data_dir(spark, name) if fmt == "iceberg" else None
     if data_dir is not None:
@@ -200,7 +201,7 @@ def unland_package(spark, package: LoadPackage) -> None:
     quarantined."""
     for table in package.landing_tables():
         if spark.catalog.tableExists(f"{package.dataset}.{table}"):
-            spark.sql(f"delete from {qualified(package.dataset, table)} where `_dlt_load_id` = {literal(package.load_id)}")
+            spark.sql(f"delete from {qualified(package.dataset, table)} where {ident(LOAD_ID)} = {literal(package.load_id)}")
 
 
 def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Optional[Hooks] = None) -> LoadPackage:

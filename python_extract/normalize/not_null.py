@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
 
+from ..contract import KEY_HINTS
 from .exceptions import NullInNotNullColumn
 from .schema import Schema
 
@@ -55,4 +56,4 @@ class NotNullCheck:
 
     def _hint(self, table: str, column: str) -> str:
         meta = self.schema.tables[table].columns[column]
-        return next((h for h in ("primary_key", "merge_key") if meta.get(h)), "nullable=False")
+        return next((h for h in KEY_HINTS if meta.get(h)), "nullable=False")

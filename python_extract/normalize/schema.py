@@ -6,8 +6,8 @@ value of another type is coerced as dlt coerces it (see normalize/coerce.py: tex
 dates; numbers into text; ...) and otherwise goes to a variant column `name__v_<type>`, so no value is
 lost.
 
-Column hints kept for the dbt side: `primary_key`, `merge_key`, `hard_delete`, `dedup_sort`,
-`nullable`; table hints: `write_disposition`, `merge_strategy`, `parent`, `resource`. The schema is
+Column hints kept for the dbt side: the contract's `ColumnHints` (python_extract/contract.py); table
+hints: `write_disposition`, `merge_strategy`, `parent`, `resource`. The schema is
 versioned by a content hash (`version_hash`) and a counter (`version`) bumped when the hash changes.
 """
 from __future__ import annotations
@@ -20,19 +20,17 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple
 
+from ..contract import (
+    COLUMN_HINTS, DEFAULT_WRITE_DISPOSITION, DLT_COLUMNS, VARIANT_SEPARATOR, DataType, MergeStrategy, WriteDisposition,
+)
 from .coerce import coerce, detect_type, json_text, py_type
 from .exceptions import CannotCoerceColumn
 
 ENGINE_VERSION = 1
-DLT_COLUMNS = {
-    "_dlt_id": "text", "_dlt_load_id": "text", "_dlt_parent_id": "text",
-    "_dlt_list_idx": "bigint", "_dlt_root_id": "text",
-}
-SPARK_TYPES = {
+SPARK_TYPES: Dict[DataType, str] = {
     "text": "string", "bigint": "bigint", "double": "double", "bool": "boolean",
     "decimal": "decimal(38,9)", "timestamp": "timestamp", "date": "date", "json": "string", "binary": "binary",
 }
-COLUMN_HINTS = ("primary_key", "merge_key", "hard_delete", "dedup_sort", "nullable", "data_type")
 _ISO_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 # the Python types whose values a column of the same dlt type takes as they are (the hot path)
 _AS_IS = {str: "text", int: "bigint", float: "double", bool: "bool", Decimal: "decimal", dt.date: "date", bytes: "binary",
@@ -66,8 +64,8 @@ def arrow_type(data_type: str):
 class Table:
     name: str
     columns: Dict[str, Dict[str, Any]] = field(default_factory=dict)
-    write_disposition: str = "append"
-    merge_strategy: Optional[str] = None
+    write_disposition: WriteDisposition = DEFAULT_WRITE_DISPOSITION
+    merge_strategy: Optional[MergeStrategy] = None
     parent: Optional[str] = None
     resource: Optional[str] = None
 
@@ -137,7 +135,7 @@ class Schema:
         try:
             return name, self._as_stored(known, coerce(known, seen, value))
         except ValueError:
-            variant = f"{name}__v_{seen}"
+            variant = f"{name}{VARIANT_SEPARATOR}{seen}"
             known = self._types[table].get(variant)
             if known is None:
                 return variant, self._new_column(table, variant, value, seen, variant=True)

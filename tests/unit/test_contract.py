@@ -94,3 +94,36 @@ def test_contract__imports_nothing_but_the_stdlib():
     ours = {"python_extract", "python_extract.contract"}
     assert [m for m in loaded if m not in ours and m.split(".")[0].lstrip("_") not in sys.stdlib_module_names
             and m.split(".")[0] not in sys.stdlib_module_names] == []
+
+
+# -- the Python users speak it
+def test_schema__every_data_type_of_the_contract_has_a_spark_type():
+    from python_extract.normalize.schema import SPARK_TYPES
+
+    assert tuple(SPARK_TYPES) == contract.DATA_TYPES
+    assert set(contract.DLT_COLUMNS.values()) <= set(contract.DATA_TYPES)
+
+
+def test_scaffold__a_model_config_uses_only_contract_keys():
+    from python_extract.normalize.schema import Schema
+    from python_extract.scaffold import _model_config
+
+    schema = Schema("p")
+    for strategy in contract.MERGE_STRATEGIES:
+        schema.table(strategy, write_disposition="merge", merge_strategy=strategy)
+        for hint in ("primary_key", "merge_key", "hard_delete", "dedup_sort"):
+            schema.set_column_hints(strategy, hint, {hint: True})
+        config = _model_config(schema.tables[strategy], None)
+        assert config.pop("materialized") == "sparkload"
+        assert config["strategy"] == strategy
+        assert set(config) <= set(contract.MODEL_CONFIG_KEYS), set(config) - set(contract.MODEL_CONFIG_KEYS)
+
+
+def test_resource__apply_hints_refuses_a_hint_the_contract_does_not_name():
+    from python_extract.extract.resource import Resource
+
+    res = Resource([{"id": 1}], "items")
+    res.apply_hints(primary_key="id", write_disposition={"disposition": "merge", "strategy": "insert-only"})
+    assert (res.primary_key, res.write_disposition, res.merge_strategy) == (["id"], "merge", "insert-only")
+    with pytest.raises(TypeError, match="resource items: unknown hint primary_keys; expected table_name, write_disposition"):
+        res.apply_hints(primary_keys="id")
