@@ -97,6 +97,7 @@ class Scd2ModelConfig(typing.TypedDict, total=False):
 
 
 class ModelConfig(RootModelConfig, Scd2ModelConfig, total=False):
+    """The config keys of a `sparkload` model besides dbt's own (validate.sql refuses any other)."""
     loads_dataset: str
     root_model: str
     file_format: TableFormat
@@ -107,9 +108,7 @@ class ModelConfig(RootModelConfig, Scd2ModelConfig, total=False):
 
 ROOT_MODEL_CONFIG_KEYS: Tuple[str, ...] = tuple(RootModelConfig.__annotations__)
 SCD2_MODEL_CONFIG_KEYS: Tuple[str, ...] = tuple(Scd2ModelConfig.__annotations__)
-MODEL_CONFIG_KEYS: Tuple[str, ...] = (*ROOT_MODEL_CONFIG_KEYS, *SCD2_MODEL_CONFIG_KEYS,
-                                      *(k for k in ModelConfig.__annotations__ if k not in RootModelConfig.__annotations__
-                                        and k not in Scd2ModelConfig.__annotations__))
+MODEL_CONFIG_KEYS: Tuple[str, ...] = tuple(ModelConfig.__annotations__)  # the root keys, the scd2 keys, then its own
 
 # -- the `_dlt_*` columns of staging rows
 DLT_PREFIX = "_dlt"
