@@ -19,7 +19,7 @@ import zlib
 from decimal import Decimal
 from typing import Any, Dict
 
-import pendulum
+from .timeutil import parse, parse_date
 
 State = Dict[str, Any]
 
@@ -52,9 +52,9 @@ def decode_value(value: Any) -> Any:
         if len(value) == 1:
             (tag, raw), = value.items()
             if tag == "__datetime__":
-                return pendulum.parse(raw, tz=None)  # a naive value stays naive, as the source gave it
+                return parse(raw, tz=None)  # a naive value stays naive, as the source gave it
             if tag == "__date__":
-                return dt.date.fromisoformat(raw)
+                return parse_date(raw)
             if tag == "__decimal__":
                 return Decimal(raw)
         return {k: decode_value(v) for k, v in value.items()}

@@ -15,7 +15,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import re
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple
@@ -31,19 +30,9 @@ SPARK_TYPES: Dict[DataType, str] = {
     "text": "string", "bigint": "bigint", "double": "double", "bool": "boolean",
     "decimal": "decimal(38,9)", "timestamp": "timestamp", "date": "date", "json": "string", "binary": "binary",
 }
-_ISO_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 # the Python types whose values a column of the same dlt type takes as they are (the hot path)
 _AS_IS = {str: "text", int: "bigint", float: "double", bool: "bool", Decimal: "decimal", dt.date: "date", bytes: "binary",
           dt.datetime: "timestamp"}
-
-
-def parse_timestamp(value: str) -> Optional[dt.datetime]:
-    """An ISO 8601 string as a UTC-aware datetime (naive means UTC); None if it is not one."""
-    try:
-        parsed = dt.datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return parsed.replace(tzinfo=dt.timezone.utc) if parsed.tzinfo is None else parsed
 
 
 def spark_type(data_type: str) -> str:
