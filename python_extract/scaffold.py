@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Optional
 
 import yaml
 
-from .contract import DEDUP_SORT_ORDERS, DEFAULT_MERGE_STRATEGY, DLT_PREFIX, KEY_HINTS, ModelConfig
+from .contract import DEDUP_SORT_ORDERS, DEFAULT_MERGE_STRATEGY, DLT_PREFIX, KEY_HINTS, VERSION_TABLE, ModelConfig
 from .errors import ConfigError
 from .normalize.schema import Schema, Table
 from .sources.registry import SourcePlugin
@@ -196,6 +196,6 @@ def scaffold_from_lakehouse(spark, dataset: str, project_dir: Path, schema_name:
         schema_name = names[0]
     schema = read_schema(spark, dataset, schema_name)
     if schema is None:
-        raise ConfigError(f"dataset {dataset}: no schema {schema_name!r} in _dlt_version; schemas there: "
+        raise ConfigError(f"dataset {dataset}: no schema {schema_name!r} in {VERSION_TABLE}; schemas there: "
                           f"{', '.join(names) or 'none'} (--schema-name is the pipeline name)")
     return dbt_scaffold(schema, dataset, project_dir, **options)
