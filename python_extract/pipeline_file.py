@@ -107,8 +107,10 @@ def _message(error: Any, schema: Dict[str, Any]) -> str:
 
 
 def read_pipeline_file(path: Any) -> Dict[str, Any]:
-    """The checked settings of a pipeline YAML file."""
+    """The checked settings of a pipeline YAML file; of several problems the error names the one
+    jsonschema's `best_match` picks (the shallowest; inside `anyOf`, the branch that fits best)."""
     import jsonschema
+    from jsonschema.exceptions import best_match
 
     path = Path(path)
     try:
@@ -128,10 +130,9 @@ def read_pipeline_file(path: Any) -> Dict[str, Any]:
         raise PipelineFileError(path, "", "is empty; it needs at least `source:`")
     if not isinstance(settings, dict):
         raise PipelineFileError(path, "", f"expected a mapping of keys (pipeline_name, source, ...), got a {type(settings).__name__}")
-    errors = sorted(jsonschema.Draft202012Validator(SCHEMA).iter_errors(settings), key=lambda e: (len(e.path), list(map(str, e.path))))
-    if errors:
-        first = errors[0]
-        raise PipelineFileError(path, _where(first.path), _message(first, SCHEMA))
+    error = best_match(jsonschema.Draft202012Validator(SCHEMA).iter_errors(settings))
+    if error is not None:
+        raise PipelineFileError(path, _where(error.absolute_path), _message(error, SCHEMA))
     return settings
 
 

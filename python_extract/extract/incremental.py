@@ -117,8 +117,11 @@ class Incremental:
                 raise IncrementalError("?", cursor_path, "end_value needs an initial_value")
             if not self._same(self._func((end_value, initial_value)), end_value):
                 raise IncrementalError("?", cursor_path, f"end_value {end_value!r} is before initial_value {initial_value!r} for {getattr(last_value_func, '__name__', last_value_func)}")
-        self._steps = compile_path(cursor_path)
-        self._field = simple_field(self._steps)
+        try:
+            self._path = compile_path(cursor_path)
+        except ValueError as e:
+            raise IncrementalError("?", cursor_path, str(e)) from None
+        self._field = simple_field(self._path)
         self.resource_name = "?"
         self.start_value = self.last_value = initial_value
         self.start_out_of_range = self.end_out_of_range = False
@@ -175,7 +178,7 @@ class Incremental:
     def cursor_value(self, row: Any) -> Any:
         if self._field is not None and isinstance(row, dict):
             return row.get(self._field, MISSING)
-        return find_first(self._steps, row)
+        return find_first(self._path, row)
 
     def __call__(self, row: Any) -> bool:
         """Whether `row` passes the cursor; advances `last_value`."""

@@ -1,50 +1,42 @@
-"""The JSONPath subset of cursor paths: `updated_at`, `meta.updated_at`, `items[0].ts`, `items[*].ts`, `$`.
+"""Cursor paths are JSONPath as dlt reads them (jsonpath-ng's extended parser, dlt's `compile_path`):
+`updated_at`, `meta.updated_at`, `items[0].ts`, `items[*].ts`, `"a.field"`, `$`.
 
-Paths use source (un-normalised) field names, as dlt's.
+A path's value is its first match, as dlt's `find_values(path, row)[0]`; paths use source
+(un-normalised) field names. A path that is one plain field (`updated_at`, `$.updated_at`) is read with
+`row.get` and filters Arrow tables on whole columns (dlt's fast path, which leaves `$.` paths out).
+A path jsonpath-ng cannot parse raises `ValueError` naming it.
 """
 from __future__ import annotations
 
-import re
-from typing import Any, List, Optional, Tuple
+from functools import lru_cache
+from typing import Any, Optional
 
-_STEP = re.compile(r"([^.\[\]]+)|\[(\*|\d+)\]")
+from jsonpath_ng import Child, Fields, JSONPath, Root
+from jsonpath_ng.exceptions import JSONPathError
+from jsonpath_ng.ext import parse
+
 MISSING = object()
 
 
-def compile_path(path: str) -> Tuple[Any, ...]:
-    """('meta', 'ts') for 'meta.ts'; ints index lists, '*' is every element; () is the whole item."""
-    text = path.strip()
-    if text.startswith("$"):
-        text = text[1:].lstrip(".")
-    steps: List[Any] = []
-    for name, index in _STEP.findall(text):
-        if name:
-            steps.append(name)
-        else:
-            steps.append("*" if index == "*" else int(index))
-    return tuple(steps)
+@lru_cache(maxsize=1024)
+def compile_path(path: str) -> JSONPath:
+    """`path` parsed by jsonpath-ng (cached: cursors compile the same few paths every run)."""
+    try:
+        return parse(path)
+    except (JSONPathError, ValueError) as e:
+        raise ValueError(f"not a JSONPath: {path!r} ({e})") from None
 
 
-def find_first(steps: Tuple[Any, ...], item: Any) -> Any:
-    """The first value at `steps` in `item`, or MISSING."""
-    if not steps:
-        return item
-    step, rest = steps[0], steps[1:]
-    if step == "*":
-        for element in item if isinstance(item, list) else ():
-            found = find_first(rest, element)
-            if found is not MISSING:
-                return found
-        return MISSING
-    if isinstance(step, int):
-        if isinstance(item, list) and -len(item) <= step < len(item):
-            return find_first(rest, item[step])
-        return MISSING
-    if isinstance(item, dict) and step in item:
-        return find_first(rest, item[step])
-    return MISSING
+def find_first(path: JSONPath, item: Any) -> Any:
+    """The first value at `path` in `item`, or MISSING."""
+    matches = path.find(item)
+    return matches[0].value if matches else MISSING
 
 
-def simple_field(steps: Tuple[Any, ...]) -> Optional[str]:
-    """The field name when the path is one plain field (the fast path)."""
-    return steps[0] if len(steps) == 1 and isinstance(steps[0], str) and steps[0] != "*" else None
+def simple_field(path: JSONPath) -> Optional[str]:
+    """The field name when the path is one plain field (`updated_at` or `$.updated_at`; not `*`)."""
+    if isinstance(path, Child) and isinstance(path.left, Root):
+        path = path.right
+    if isinstance(path, Fields) and len(path.fields) == 1 and path.fields[0] != "*":
+        return path.fields[0]
+    return None

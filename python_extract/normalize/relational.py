@@ -20,6 +20,7 @@ Yields `(table, row)` with parent rows before their children.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from .exceptions import ColumnNameCollision
@@ -30,15 +31,14 @@ Row = Dict[str, Any]
 IsJson = Callable[[str, str], bool]
 DEFAULT_NESTING = 1000
 LIST_OF_LISTS = "list"
-_names: Dict[Tuple[str, str], str] = {}
+NAME_CACHE = 65536  # column names remembered: items with ever-new keys must not grow memory without end
 
 
+@lru_cache(maxsize=NAME_CACHE)
 def _column(prefix: str, key: str) -> str:
-    name = _names.get((prefix, key))
-    if name is None:
-        name = normalize_path(key)
-        name = _names[(prefix, key)] = path_name(prefix, name) if prefix else name
-    return name
+    """The column of `key` in a dict flattened under `prefix`."""
+    name = normalize_path(key)
+    return path_name(prefix, name) if prefix else name
 
 
 def _never_json(table: str, column: str) -> bool:
@@ -49,12 +49,12 @@ def _flatten(item: Dict[str, Any], table: str, level: int, is_json: IsJson, row:
     """Scalars of `item` into `row`, lists into `lists`, nested dicts flattened after the keys of their
     level (as dlt does, which decides which value a collision keeps there)."""
     stack = [(item, level, "")]
-    names = _names
+    column = _column
     assigned = 0
     while stack:
         current, lvl, prefix = stack.pop()
         for key, value in current.items():
-            name = names.get((prefix, key)) or _column(prefix, key)
+            name = column(prefix, key)
             kind = type(value)
             if lvl > 0 and (kind is dict or kind is list or kind is tuple) and not is_json(table, name):
                 if kind is dict:
