@@ -38,6 +38,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 import yaml
 
+from .contract import TABLE_FORMATS, WRITE_DISPOSITIONS
 from .errors import ConfigError, PipelineFileError
 
 NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
@@ -45,7 +46,7 @@ _STRING = {"type": "string", "minLength": 1}
 LAKEHOUSE_SCHEMA = {
     "type": "object", "additionalProperties": False,
     "properties": {
-        "home": _STRING, "table_format": {"enum": ["auto", "delta", "iceberg"]}, "master": _STRING,
+        "home": _STRING, "table_format": {"enum": ["auto", *TABLE_FORMATS]}, "master": _STRING,
         "jars_dir": _STRING, "jars_cache": _STRING, "catalog_uri": _STRING,
         "delta_maven": {"type": ["string", "null"]}, "app_name": _STRING,
         "spark_conf": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
@@ -60,7 +61,7 @@ SCHEMA = {
         "args": {"type": "object"},
         "resources": {"type": "array", "items": _STRING, "minItems": 1},
         "table_name": _STRING,
-        "write_disposition": {"enum": ["append", "replace", "merge"]},
+        "write_disposition": {"enum": list(WRITE_DISPOSITIONS)},
         "pipelines_dir": _STRING,
         "lock_wait": {"type": "number", "minimum": 0},
         "keep_loaded_packages": {"type": "integer", "minimum": 0},

@@ -4,6 +4,7 @@ and column types recorded in (or cast to) the schema. Rows are not split into ch
 columns whose names normalise alike raise `ColumnNameCollision` (as dlt does for Arrow tables)."""
 from __future__ import annotations
 
+from ..contract import ID, LOAD_ID
 from .coerce import json_text
 
 from .exceptions import ColumnNameCollision
@@ -65,7 +66,7 @@ def normalize_arrow(data, schema: Schema, table: str, load_id: str):
         arrays.append(column.cast(arrow_type(known)))
     schema._types.pop(table, None)
     n = data.num_rows
-    for name, values in (("_dlt_load_id", pa.repeat(load_id, n)), ("_dlt_id", random_ids(n))):
+    for name, values in ((LOAD_ID, pa.repeat(load_id, n)), (ID, random_ids(n))):
         columns.setdefault(name, {"nullable": False})["data_type"] = "text"
         names.append(name)
         arrays.append(values)

@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..contract import ID, LIST_IDX, LOAD_ID, PARENT_ID, ROOT_ID
 from .arrow import _dlt_type
 from .coerce import detect_type, py_type
 from .ids import child_ids, random_ids
@@ -80,14 +81,14 @@ def _normalize(struct: pa.StructArray, locate: Locate, table: str, load_id: str,
     lists: List[Tuple[str, Tuple[str, ...], pa.Array]] = []
     _flatten(struct, "", (), columns, lists)
     names = [n for n, _, _ in columns] + [n for n, _, _ in lists]
-    if len(set(names)) != len(names) or "_dlt_id" in names or any(schema.is_json(table, n) for n in names):
+    if len(set(names)) != len(names) or ID in names or any(schema.is_json(table, n) for n in names):
         raise _Fallback()
     n = len(struct)
     typed = [(name, _typed(schema, table, name, array, lambda i, k=keys: _get(locate(i), k)))
              for name, keys, array in columns]
     typed = [(name, array) for name, array in typed if array is not None]
-    links = [("_dlt_parent_id", child[0]), ("_dlt_list_idx", child[1]), ("_dlt_root_id", root_ids)] if child else []
-    links += [("_dlt_id", ids), ("_dlt_load_id", pa.repeat(load_id, n))]
+    links = [(PARENT_ID, child[0]), (LIST_IDX, child[1]), (ROOT_ID, root_ids)] if child else []
+    links += [(ID, ids), (LOAD_ID, pa.repeat(load_id, n))]
     for name, array in links:
         schema.tables[table].columns.setdefault(name, {"nullable": True})["data_type"] = _dlt_type(array.type)
         typed.append((name, array))

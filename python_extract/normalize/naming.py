@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-NESTING = "__"
+from ..contract import CHILD_TABLE_SEPARATOR
+
+NESTING = CHILD_TABLE_SEPARATOR
 _TRANSLATE = str.maketrans({"+": "x", "*": "x", "-": "_", "@": "a", "|": "l"})
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9_]+")
 _BREAK_1 = re.compile(r"([^_])([A-Z][a-z]+)")

@@ -23,6 +23,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
+from ..contract import ID, LIST_IDX, LOAD_ID, PARENT_ID, ROOT_ID
 from .exceptions import ColumnNameCollision
 from .ids import child_id, uniq_id
 from .naming import normalize_path, path_name
@@ -108,16 +109,16 @@ def normalize_item(
     lists: Dict[str, Any] = {}
     _flatten(item if type(item) is dict else {"value": item}, table, level, is_json, row, lists)
     if _parent is None:
-        row_id = row.get("_dlt_id") or uniq_id()
+        row_id = row.get(ID) or uniq_id()
         root_id = row_id
     else:
         parent_id, root_id, idx = _parent
         row_id = child_id(parent_id, table, idx)
-        row["_dlt_parent_id"] = parent_id
-        row["_dlt_list_idx"] = idx
-        row["_dlt_root_id"] = root_id
-    row["_dlt_id"] = row_id
-    row["_dlt_load_id"] = load_id
+        row[PARENT_ID] = parent_id
+        row[LIST_IDX] = idx
+        row[ROOT_ID] = root_id
+    row[ID] = row_id
+    row[LOAD_ID] = load_id
     yield table, row
     for name, values in lists.items():
         child_table = path_name(table, name)
