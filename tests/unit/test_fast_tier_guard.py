@@ -1,0 +1,89 @@
+"""The fast tier's guards can fail: a test of tests/unit that starts a JVM, hides that it did, or asks for
+an execution-tier fixture does not pass. Each case runs a small test folder with a copy of the fast
+tier's conftest through pytest's own `pytester`, in this process, so no JVM ever starts."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+CONFTEST = Path(__file__).with_name("conftest.py")
+
+
+@pytest.fixture
+def fast_tier(pytester):
+    """A `unit/` folder holding the fast tier's conftest, and an `other/` folder beside it."""
+    pytester.mkpydir("unit")
+    shutil.copy(CONFTEST, pytester.path / "unit" / "conftest.py")
+    pytester.mkpydir("other")
+    return pytester
+
+
+def test_guard__a_test_starting_a_spark_session_fails_naming_it(fast_tier):
+    fast_tier.makepyfile(**{"unit/test_starts_spark": """
+        def test_starts_spark():
+            from pyspark.sql import SparkSession
+            SparkSession.builder.master("local[1]").getOrCreate()
+    """})
+    result = fast_tier.runpytest_inprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*JvmStarted*test_starts_spark*started a JVM*"])
+
+
+def test_guard__a_test_that_swallows_the_refusal_still_fails(fast_tier):
+    fast_tier.makepyfile(**{"unit/test_hides_it": """
+        def test_hides_it():
+            from pyspark import SparkContext
+            try:
+                SparkContext("local[1]", "hidden")
+            except BaseException:
+                pass
+    """})
+    result = fast_tier.runpytest_inprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*test_hides_it started a JVM (the test caught the refusal)*"])
+
+
+def test_guard__a_subprocess_cannot_start_java(fast_tier):
+    import pyspark
+
+    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    fast_tier.makepyfile(**{"unit/test_subprocess": f"""
+        import subprocess
+
+        def test_subprocess():
+            done = subprocess.run(["{spark_submit}", "--version"], capture_output=True, text=True, timeout=60)
+            assert done.returncode != 0, done.stderr
+            assert "the-fast-tier-starts-no-jvm" in done.stderr
+    """})
+    fast_tier.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_guard__an_execution_tier_fixture_is_a_usage_error_before_any_test_runs(fast_tier):
+    fast_tier.makeconftest("""
+        import pytest
+
+        @pytest.fixture(scope="session")
+        def spark():
+            raise AssertionError("the session fixture must not even be set up")
+    """)
+    fast_tier.makepyfile(**{"unit/test_wants_spark": """
+        def test_wants_spark(spark):
+            pass
+    """})
+    result = fast_tier.runpytest_inprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*the fast tier (tests/unit) runs without a JVM*", "*test_wants_spark uses spark*"])
+
+
+def test_order__the_fast_tier_runs_before_every_other_test(fast_tier):
+    fast_tier.makepyfile(**{"other/test_a_first_by_name": "def test_execution(): pass",
+                            "unit/test_z_last_by_name": "def test_fast(): pass"})
+    result = fast_tier.runpytest_inprocess("-p", "no:cacheprovider", "-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*unit/test_z_last_by_name.py::test_fast PASSED*",
+                                 "*other/test_a_first_by_name.py::test_execution PASSED*"])
