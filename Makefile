@@ -1,8 +1,12 @@
 # Two commands on a fresh machine (see README):
 #   make demo   set up, then run the demo (sample data -> extractor -> staging -> dbt run -> final table)
-#   make test   set up, then run the whole test suite on the embedded lakehouse
-.PHONY: setup demo test
+#   make test   set up, then run the whole test suite on the embedded lakehouse: the fast tier
+#               (tests/unit, no JVM) first, then the execution tier, on TEST_WORKERS pytest-xdist
+#               workers (each with its own lakehouse and JVMs; TEST_WORKERS=0 runs in this process)
+#   make test-fast   the fast tier alone (seconds)
+.PHONY: setup demo test test-fast
 STAMP := .venv/.sparkload-setup
+TEST_WORKERS ?= 2
 
 setup: $(STAMP)
 
@@ -14,4 +18,7 @@ demo: setup
 	.venv/bin/sparkload demo
 
 test: setup
-	.venv/bin/pytest
+	.venv/bin/pytest -n $(TEST_WORKERS) --dist loadgroup
+
+test-fast: setup
+	.venv/bin/pytest tests/unit

@@ -14,15 +14,26 @@ a Spark Thrift server on the same lakehouse, started once per run). `@pytest.mar
 names the targets a test supports instead; `--dbt-targets embedded` (or SPARKLOAD_DBT_TARGETS) limits a
 run to some targets. On thrift, only tests marked `over_the_wire` (a strategy's first test, error paths, kills,
 types) run by default; `--thrift all` (or SPARKLOAD_THRIFT=all) runs every test there too.
+
+Tiers: `tests/unit/` is the fast tier (no JVM, no dbt run; its conftest guards that) and runs first;
+every other folder is the execution tier, the judge of behaviour. Every JVM of the run (this process's
+session, the CLI's, the servers') compiles with the client compiler only (`TEST_JVM_OPTS`).
+
+Parallel runs (`pytest -n 2`, pytest-xdist, as `make test` does): each worker is a run of its own, with
+its own lakehouse, SparkSession, thrift server and watchdog; `dbt deps` runs once for all workers, each
+worker's dbt writes its own target/ (`DBT_TARGET_PATH`), and the tests of one file (all of tests/parity,
+which shares one differential batch) stay on one worker, so no module-, class- or session-wide work is
+done twice (`pytest_collection_modifyitems`, `--dist loadgroup`).
 """
 from __future__ import annotations
 
+import fcntl
 import itertools
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 import pytest
 
@@ -31,6 +42,16 @@ INTEGRATION = REPO / "integration_tests"
 _counter = itertools.count(1)
 DBT_TARGETS = ("embedded", "thrift")
 SERVER_TARGETS = ("thrift", "sparkload_thrift")  # reach the lakehouse through the `thrift_server` fixture
+# The run's JVMs are short-lived and their tables tiny, so C2's compilations never pay back: the client
+# compiler alone halves their CPU (a session of 80 statements: 41 -> 21 CPU s) and runs the same code.
+# SPARK_SUBMIT_OPTS reaches every spark-submit (sessions, CLI, thrift server), SPARK_DAEMON_JAVA_OPTS the
+# standalone master and workers, SPARK_LAUNCHER_OPTS the launcher JVM that spark-class runs before each.
+TEST_JVM_OPTS = "-XX:TieredStopAtLevel=1"
+JVM_OPTS_VARS = ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS", "SPARK_LAUNCHER_OPTS")
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ... in a worker of `pytest -n N`
+# folders whose files share session-wide work: tests/parity runs every scenario of the session's tests
+# in one batch (its `parity` fixture), which two workers would each run whole
+ONE_WORKER_FOLDERS = ("tests/parity/",)
 
 from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared by every test folder)
 
@@ -44,10 +65,53 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    for var in JVM_OPTS_VARS:
+        if TEST_JVM_OPTS not in os.environ.get(var, ""):
+            os.environ[var] = f"{os.environ.get(var, '')} {TEST_JVM_OPTS}".strip()
+    if XDIST_WORKER:  # dbt's partial parse, manifest and run results of this worker only
+        os.environ["DBT_TARGET_PATH"] = str(INTEGRATION / "target" / XDIST_WORKER)
     config.addinivalue_line("markers", "dbt_targets(*names): the dbt targets a test runs on (default: embedded, thrift)")
     config.addinivalue_line(
         "markers", "over_the_wire: the test's (adapter-suite class's) code path differs over thrift: it runs there by "
                    "default; the others run there with --thrift all")
+
+
+# the closing lines of the run's summary, by section title ("" for lines without one): a folder's
+# conftest adds them at the end of its session (`add_summary`); under xdist each worker hands its own to the
+# controller, which prints them all
+SUMMARIES: Dict[str, List[str]] = {}
+
+
+def add_summary(config, section: str, lines: Sequence[str]) -> None:
+    """Print `lines` under `section` at the end of the run (from a worker too)."""
+    if hasattr(config, "workeroutput"):  # an xdist worker: its terminal summary is the controller's
+        config.workeroutput.setdefault("summaries", {}).setdefault(section, []).extend(lines)
+    else:
+        SUMMARIES.setdefault(section, []).extend(lines)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    for section, lines in getattr(node, "workeroutput", {}).get("summaries", {}).items():
+        SUMMARIES.setdefault(section, []).extend(lines)
+
+
+def pytest_terminal_summary(terminalreporter):
+    for section, lines in SUMMARIES.items():
+        if section:
+            terminalreporter.section(section)
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Under xdist, the tests of one file run on one worker (module- and class-wide fixtures run once),
+    and those of a folder in ONE_WORKER_FOLDERS too."""
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        group = next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), path)
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_generate_tests(metafunc):
@@ -142,11 +206,19 @@ class Dbt:
 
 
 @pytest.fixture(scope="session")
-def dbt_deps(spark):
+def dbt_deps(spark, tmp_path_factory):
+    """`dbt deps` of integration_tests/, once per run: under xdist the first worker installs, while the
+    others wait (it replaces dbt_packages/, which a worker's dbt run reads)."""
     from dbt.cli.main import dbtRunner
 
-    result = dbtRunner().invoke(["deps", "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION)])
-    assert result.success, result.exception
+    shared = tmp_path_factory.getbasetemp().parent if XDIST_WORKER else tmp_path_factory.getbasetemp()
+    with open(shared / "dbt-deps.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = shared / "dbt-deps.done"
+        if not done.exists():
+            result = dbtRunner().invoke(["deps", "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION)])
+            assert result.success, result.exception
+            done.touch()
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from typing import Dict, List
 
 import pytest
 
+from ..conftest import add_summary
 from .judge import DIFFERS, IDENTICAL, ON_PURPOSE, Verdict, judge
 from .scenario import Scenario
 
@@ -75,10 +76,10 @@ def parity(request, spark, lakehouse, tmp_path_factory) -> Dict[str, Verdict]:
     return _verdicts
 
 
-def pytest_terminal_summary(terminalreporter):
+def pytest_sessionfinish(session):
     if not _verdicts:
         return
     kinds = [v.kind for v in _verdicts.values()]
-    terminalreporter.write_line(
+    add_summary(session.config, "", [
         f"parity with dlt: {len(kinds)} scenarios, {kinds.count(IDENTICAL)} identical, "
-        f"{kinds.count(ON_PURPOSE)} differs-on-purpose, {kinds.count(DIFFERS)} differs; {' '.join(_timing)}")
+        f"{kinds.count(ON_PURPOSE)} differs-on-purpose, {kinds.count(DIFFERS)} differs; {' '.join(_timing)}"])

@@ -7,6 +7,8 @@ from typing import Dict
 
 import pytest
 
+from ..conftest import add_summary
+
 TALLY: Dict[str, Dict[str, int]] = defaultdict(lambda: {"cases": 0, "identical": 0, "differs-on-purpose": 0, "differs": 0})
 
 
@@ -16,12 +18,10 @@ def record(suite: str, outcome: str) -> None:
     TALLY[suite][outcome] += 1
 
 
-def pytest_terminal_summary(terminalreporter):
-    if not TALLY:
-        return
-    terminalreporter.section("extractor differential vs dlt 1.31")
-    for suite, counts in sorted(TALLY.items()):
-        terminalreporter.write_line(f"{suite}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+def pytest_sessionfinish(session):
+    if TALLY:
+        add_summary(session.config, "extractor differential vs dlt 1.31", [
+            f"{suite}: " + ", ".join(f"{k} {v}" for k, v in counts.items()) for suite, counts in sorted(TALLY.items())])
 
 
 @pytest.fixture(scope="module")
