@@ -19,18 +19,19 @@ Tiers: `tests/unit/` is the fast tier (no JVM, no dbt run; its conftest guards t
 every other folder is the execution tier, the judge of behaviour. Every JVM of the run (this process's
 session, the CLI's, the servers') compiles with the client compiler only (`TEST_JVM_OPTS`).
 
-Parallel runs (`pytest -n 2`, pytest-xdist, as `make test` does): each worker is a run of its own, with
-its own lakehouse, SparkSession, thrift server and watchdog; `dbt deps` runs once for all workers, each
-worker's dbt writes its own target/ (`DBT_TARGET_PATH`), and the tests of one file (all of tests/parity,
-which shares one differential batch) stay on one worker, so no module-, class- or session-wide work is
-done twice (`pytest_collection_modifyitems`, `--dist loadgroup`).
+Parallel runs (`pytest -n 2 --dist loadgroup`, pytest-xdist, as `make test` does): each worker is a run
+of its own, with its own lakehouse, SparkSession, thrift server and watchdog, and ends when the controller
+does. `dbt deps` runs once, in the controller before the workers start; each worker's dbt writes its own
+target/ (`DBT_TARGET_PATH`); the tests of one file (and all of tests/parity, which shares one differential
+batch) stay on one worker, so no module-, class- or session-wide work is done twice.
 """
 from __future__ import annotations
 
-import fcntl
+import ctypes
 import itertools
 import os
 import re
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
@@ -52,6 +53,7 @@ XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ... in a worke
 # folders whose files share session-wide work: tests/parity runs every scenario of the session's tests
 # in one batch (its `parity` fixture), which two workers would each run whole
 ONE_WORKER_FOLDERS = ("tests/parity/",)
+DEPS_INSTALLED = "SPARKLOAD_TEST_DBT_DEPS_INSTALLED"
 
 from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared by every test folder)
 
@@ -70,6 +72,10 @@ def pytest_configure(config):
             os.environ[var] = f"{os.environ.get(var, '')} {TEST_JVM_OPTS}".strip()
     if XDIST_WORKER:  # dbt's partial parse, manifest and run results of this worker only
         os.environ["DBT_TARGET_PATH"] = str(INTEGRATION / "target" / XDIST_WORKER)
+        end_with_the_controller()
+    elif getattr(config.option, "numprocesses", None) and not config.option.collectonly:  # xdist's controller
+        install_dbt_deps()
+        os.environ[DEPS_INSTALLED] = "1"  # the workers, started after this, inherit it
     config.addinivalue_line("markers", "dbt_targets(*names): the dbt targets a test runs on (default: embedded, thrift)")
     config.addinivalue_line(
         "markers", "over_the_wire: the test's (adapter-suite class's) code path differs over thrift: it runs there by "
@@ -135,6 +141,15 @@ def wire_marks(metafunc, target: str, supported) -> list:
         return [pytest.mark.skip(reason=f"{target}: the same macros and SQL as on embedded, only the transport differs; "
                                         "every test runs over thrift with --thrift all")]
     return []
+
+
+def end_with_the_controller() -> None:
+    """A worker gets SIGTERM when the controller dies (even by SIGKILL), instead of finishing its test
+    first: its watchdog then ends the servers the worker started, as for a serial run killed."""
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() == 1:  # the controller died before the line above
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 @pytest.fixture(scope="session")
@@ -205,20 +220,19 @@ class Dbt:
         return self.invoke("run", "--select", select, **kw)
 
 
-@pytest.fixture(scope="session")
-def dbt_deps(spark, tmp_path_factory):
-    """`dbt deps` of integration_tests/, once per run: under xdist the first worker installs, while the
-    others wait (it replaces dbt_packages/, which a worker's dbt run reads)."""
+def install_dbt_deps() -> None:
     from dbt.cli.main import dbtRunner
 
-    shared = tmp_path_factory.getbasetemp().parent if XDIST_WORKER else tmp_path_factory.getbasetemp()
-    with open(shared / "dbt-deps.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        done = shared / "dbt-deps.done"
-        if not done.exists():
-            result = dbtRunner().invoke(["deps", "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION)])
-            assert result.success, result.exception
-            done.touch()
+    result = dbtRunner().invoke(["deps", "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION)])
+    assert result.success, result.exception
+
+
+@pytest.fixture(scope="session")
+def dbt_deps(spark):
+    """`dbt deps` of integration_tests/, once per run; under xdist the controller ran it before the workers
+    started (it replaces dbt_packages/, which a worker's dbt run may be reading)."""
+    if os.environ.get(DEPS_INSTALLED) != "1":
+        install_dbt_deps()
 
 
 @pytest.fixture
