@@ -11,10 +11,21 @@ in the library imports it.
     sparkload cluster start [--workers 2]                a Spark standalone master + workers on this machine (foreground)
     sparkload --version
 
-Error policy (`main`): a failure prints one line on stderr, `sparkload: <what, where>; <remedy>`, and
-exits with its class's code (errors.py: 1 step failed, 2 configuration, 3 local state, 4 busy, 70 a bug,
-130 interrupted). `-v`/`--verbose` (anywhere on the line) adds INFO logs, the JVM's own log and the
-traceback; `--debug` DEBUG logs too. Without them the JVM's log is silenced (log4j2-quiet.properties).
+Exit-code policy (`main`, `explain`): a failure prints one line on stderr, `sparkload: <what, where>;
+<remedy>`, and exits with the code of its class in the one error tree under `SparkloadError` (errors.py):
+
+    0    done
+    1    a step failed (PipelineStepFailed, a server that did not start: SparkProcessError, WarmServerError)
+    2    usage or configuration: bad arguments (argparse), ConfigError and its subclasses (pipeline file,
+         source config, lakehouse settings and jars, another lakehouse than the running session's), an
+         unreachable lakehouse catalog
+    3    local state: a file or directory cannot be used (LocalStateError, a failed file operation)
+    4    busy: another writer holds the pipeline (PipelineLocked) or the catalog database (CatalogBusy)
+    70   a bug: any exception that is not a SparkloadError (one line asking to report it)
+    130  interrupted (Ctrl-C)
+
+`-v`/`--verbose` (anywhere on the line) adds INFO logs, the JVM's own log and the traceback; `--debug`
+DEBUG logs too. Without them the JVM's log is silenced (log4j2-quiet.properties).
 """
 from __future__ import annotations
 
@@ -30,9 +41,10 @@ from typing import List, Optional, Tuple
 from .cli_pipeline import add_pipeline_commands
 from .cli_sources import add_source_commands
 from .errors import (
-    CatalogBusy, EXIT_INTERNAL, EXIT_INTERRUPTED, LocalStateError, PipelineStepFailed, SparkloadError, from_os_error,
+    CatalogBusy, ConfigError, EXIT_INTERNAL, EXIT_INTERRUPTED, LocalStateError, PipelineStepFailed, SparkloadError,
+    from_os_error,
 )
-from .lakehouse import LakehouseConfig, LakehouseConfigError
+from .lakehouse import LakehouseConfig
 from .lakehouse.java_errors import concise, root_cause
 from .lakehouse.session import quiet_jvm
 
@@ -74,8 +86,8 @@ def _spark_conf_pair(text: str):
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from .lakehouse.processes import run_until_interrupted
-    from .lakehouse.serve import start_thrift_server
+    from .servers.processes import run_until_interrupted
+    from .servers.serve import start_thrift_server
 
     config = _config(args)
     if args.stop:
@@ -88,7 +100,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _stop_warm(config: LakehouseConfig) -> int:
-    from .lakehouse.warm import stop_server
+    from .servers.warm import stop_server
 
     stopped = stop_server(config.home)
     if stopped is None:
@@ -113,8 +125,8 @@ def _cmd_maintain(args: argparse.Namespace) -> int:
 
 
 def _cmd_cluster_start(args: argparse.Namespace) -> int:
-    from .lakehouse.cluster import start_cluster
-    from .lakehouse.processes import run_until_interrupted
+    from .servers.cluster import start_cluster
+    from .servers.processes import run_until_interrupted
 
     cluster = start_cluster(workers=args.workers, cores=args.cores, memory=args.memory, host=args.host,
                             port=args.port, webui_port=args.webui_port, run_dir=args.run_dir)
@@ -256,18 +268,16 @@ def explain(error: BaseException) -> Tuple[int, str]:
     java = next((str(e) for e in chain if JAVA_CALL in str(e)), "")
     connect = CATALOG_CONNECT.search(java)
     if connect:
-        return 2, _one_line(f"the lakehouse catalog {connect.group(1)} cannot be opened: {root_cause(java) or 'failed to connect'}"
+        return ConfigError.exit_code, _one_line(f"the lakehouse catalog {connect.group(1)} cannot be opened: {root_cause(java) or 'failed to connect'}"
                             f"{where}; check catalog_uri (`lakehouse: {{catalog_uri: ...}}` in the pipeline file, "
                             "SPARKLOAD_CATALOG_URI) or leave it unset for the lakehouse's own catalog")
     if isinstance(error, SparkloadError):
         return error.exit_code, _one_line(error.summary() if hasattr(error, "summary") else error)
-    if isinstance(error, LakehouseConfigError):
-        return 2, _one_line(error)
     if isinstance(error, OSError) and error.errno is not None:
         state = from_os_error(error)
         return state.exit_code, _one_line(state)
-    return EXIT_INTERNAL, _one_line(f"internal error: {type(error).__name__}: {str(error)[:300]} (this is a bug: run "
-                                    "again with -v for the traceback and report it)")
+    return EXIT_INTERNAL, _one_line(f"internal error: {type(error).__name__}: {str(error)[:300]} (this is a bug, "
+                                    "please report it with the traceback `-v` prints)")
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -30,28 +30,24 @@ from .lakehouse import LakehouseConfig
 from .packages import KEEP_LOADED
 from .sources.registry import SourceConfigError
 
-UsageError = ConfigError  # the name earlier subcommands used
-
-
-def _guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Kept for subcommands registered with it: `cli.main` now reports every error (one line, exit code
-    by class), so this wraps nothing."""
-    return fn
 
 
 class Progress:
-    """Rows and pages per resource while extracting, tables landed per load, and a closing summary; one
-    refreshed line on a terminal, a line every few seconds otherwise (a resource's last count always).
-    The rate is the resource's rows over the time since its extraction started, shown once a second has
-    passed (earlier it would be noise)."""
+    """Rows and pages per resource while extracting, tables landed per load, and a closing summary, shown
+    with rich: one live line on a terminal, refreshed at most every `every` seconds (a resource's last
+    count always); on a stream that is not a terminal (the library's callers; `sparkload run` shows none
+    there) a plain line at most every `every` seconds. The rate is the resource's rows over the time
+    since its extraction started, shown once a second has passed (earlier it would be noise)."""
 
     def __init__(self, stream=None, every: Optional[float] = None, clock: Callable[[], float] = time.monotonic):
-        self.stream = stream = stream or sys.stderr
-        self.tty = stream.isatty()
+        from rich.console import Console
+
+        self.console = Console(file=stream or sys.stderr, highlight=False, markup=False, emoji=False)
+        self.tty = self.console.is_terminal
         self.every = every if every is not None else (0.2 if self.tty else 5.0)
         self.clock = clock
         self._last = float("-inf")
-        self._open = False
+        self._live = None
         self._started: Dict[str, Tuple[float, Dict[str, int]]] = {}  # resource: (start, the load's tables then)
 
     def attach(self, hooks) -> None:
@@ -60,16 +56,24 @@ class Progress:
         hooks.register("load_completed", self.on_load)
 
     def _show(self, text: str, force: bool = False, final: bool = False) -> None:
+        from rich.live import Live
+        from rich.text import Text
+
         now = self.clock()
         if not force and now - self._last < self.every:
             return
         self._last = now
-        if self.tty:
-            self.stream.write("\r\x1b[2K" + text + ("\n" if final else ""))
-            self._open = not final
+        if not self.tty:
+            self.console.print(text)
+            return
+        if self._live is None:
+            self._live = Live(Text(text), console=self.console, auto_refresh=False, redirect_stdout=False,
+                              redirect_stderr=False)
+            self._live.start(refresh=True)
         else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+            self._live.update(Text(text), refresh=True)
+        if final:
+            self.close()
 
     def line(self, resource: str, tables: Dict[str, int], rows: int, pages: int, done: bool = False) -> str:
         now = self.clock()
@@ -99,8 +103,10 @@ class Progress:
         self._show(f"load {package.load_id}: complete", force=True, final=True)
 
     def close(self) -> None:
-        if self.tty and self._open:
-            self.stream.write("\n")
+        """End the live line (it stays on the terminal, followed by a newline)."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
 
 
 def _kv(text: str) -> Tuple[str, Any]:
@@ -156,7 +162,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                      settings.get("pipelines_dir"), lock_wait=settings.get("lock_wait"),
                      keep_loaded_packages=settings.get("keep_loaded_packages"))
     progress = None
-    if not args.no_progress:
+    if not args.no_progress and sys.stderr.isatty():
         progress = Progress()
         progress.attach(pipe.hooks)
     started = time.monotonic()
@@ -224,7 +230,7 @@ def _cmd_loads(args: argparse.Namespace) -> int:
     for load_id in getattr(args, "abort", None) or []:
         before = destination.abort_load(pipe.spark, pipe.dataset_name, load_id)
         if before is None:
-            raise UsageError(f"no completed load {load_id} in dataset {pipe.dataset_name}; `sparkload pipeline loads "
+            raise ConfigError(f"no completed load {load_id} in dataset {pipe.dataset_name}; `sparkload pipeline loads "
                              f"{pipe.pipeline_name}` lists them")
         print(f"load {load_id}: aborted (status {before} -> {destination.ABORTED_STATUS}); sparkload models skip it")
     pipe.sync_destination()
@@ -265,8 +271,8 @@ def _cmd_reset(args: argparse.Namespace) -> int:
     if args.command_name == "drop" and not args.resource:
         raise ConfigError("pipeline drop needs --resource NAME (use `pipeline reset` to wipe every resource)")
     pipe = _named_pipeline(args)
+    _known_pipeline(pipe)  # before the lock, whose file would create a mistyped pipeline's directory
     with pipe.writing():
-        _known_pipeline(pipe)
         pipe.sync_destination()
         resources = {name.split(".", 1)[1] for name in pipe.resource_states()}
         unknown = [r for r in args.resource or [] if r not in resources]
@@ -312,8 +318,8 @@ def _cmd_expire(args: argparse.Namespace) -> int:
 
     older_than = parse_duration(args.older_than)
     pipe = _named_pipeline(args)
+    _known_pipeline(pipe)  # before the lock, whose file would create a mistyped pipeline's directory
     with pipe.writing():
-        _known_pipeline(pipe)
         report = expire_loads(pipe.spark, pipe.dataset_name, older_than, dry_run=args.dry_run)
     for line in report.lines():
         print(line)
@@ -334,7 +340,7 @@ def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser
     """Add `run` and `pipeline {info,loads,packages,reset,drop,expire}` to the `sparkload` parser."""
     run = sub.add_parser("run", help="run a pipeline: extract, normalise and land a source",
                          description="Land pending packages, restore state from the lakehouse, then extract TARGET "
-                                     "into load packages and land them. Shows progress and a closing summary.")
+                                     "into load packages and land them. Shows progress on a terminal and a closing summary.")
     run.add_argument("target", help="module:attribute, path/to/file.py:attribute, or a pipeline .yaml file")
     run.add_argument("--pipeline-name", help="pipeline name (default: the source's name)")
     run.add_argument("--dataset-name", help="staging dataset (default <pipeline_name>_dataset)")
@@ -343,7 +349,7 @@ def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser
                      help="argument of the source function, YAML-typed (repeatable), e.g. --arg org=acme")
     run.add_argument("--table-name", help="table name for a single resource or plain data")
     run.add_argument("--write-disposition", choices=["append", "replace", "merge"], help="override the resources' disposition")
-    run.add_argument("--no-progress", action="store_true", help="no progress display, only the summary")
+    run.add_argument("--no-progress", action="store_true", help="no progress display, only the summary (none either when stderr is no terminal)")
     run.add_argument("--keep-loaded-packages", type=int, metavar="N",
                      help="loaded packages kept on disk, the newest first (default 10; 0 keeps none)")
     _wait_option(run)

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from .cli_pipeline import _guarded
 from .errors import ConfigError
 from .sources.registry import discover, get_plugin
 
@@ -61,13 +60,13 @@ def add_source_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser],
                         config_of: Callable[[argparse.Namespace], object]) -> None:
     sources = sub.add_parser("sources", help="list the installed source plugins and their config keys")
     sources.add_argument("--schema", action="store_true", help="print each plugin's full JSON Schema")
-    sources.set_defaults(func=_guarded(_cmd_sources))
+    sources.set_defaults(func=_cmd_sources)
     init = sub.add_parser("init", help="write a commented pipeline YAML for a source plugin")
     init.add_argument("plugin", help="a plugin name from `sparkload sources` (rest_api, files, sql_database, ...)")
     init.add_argument("--name", help="pipeline name (default: the plugin's name)")
     init.add_argument("--dir", default=".", help="where to write <name>_pipeline.yaml (default: here)")
     init.add_argument("--overwrite", action="store_true", help="replace an existing file")
-    init.set_defaults(func=_guarded(_cmd_init))
+    init.set_defaults(func=_cmd_init)
     dbt = sub.add_parser("dbt", help="dbt helpers").add_subparsers(dest="action", required=True)
     scaffold = dbt.add_parser("scaffold", help="dbt sources.yml + a sparkload model per staging table, from the resource hints")
     lakehouse_args(scaffold)
@@ -80,5 +79,5 @@ def add_source_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser],
     scaffold.add_argument("--target-schema", default="analytics",
                           help="the schema dbt builds into, for a new project's profiles.yml (default analytics)")
     scaffold.add_argument("--overwrite", action="store_true", help="replace existing model files")
-    scaffold.set_defaults(func=_guarded(lambda a: _cmd_scaffold(a, config_of)))
+    scaffold.set_defaults(func=lambda a: _cmd_scaffold(a, config_of))
 

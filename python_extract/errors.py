@@ -6,7 +6,9 @@ each class carries the exit code the `sparkload` command returns for it (documen
     ├── ConfigError                      2  bad arguments, pipeline file, settings or source config
     │   ├── ConfigFieldMissing               a config/secret value was found in no provider
     │   ├── PipelineFileError                the pipeline YAML: unreadable, unknown key, wrong type
-    │   └── UnknownPipeline                  `pipeline reset|drop NAME` of a pipeline never run here
+    │   ├── UnknownPipeline                  `pipeline reset|drop NAME` of a pipeline never run here
+    │   └── LakehouseConfigError             a lakehouse setting is invalid, or its jars or catalog are missing
+    │       └── LakehouseMismatch            `get_session` asked for another lakehouse than the running session's
     ├── IncrementalError                 2  an incremental cursor was misconfigured or met bad data
     │   ├── IncrementalCursorPathMissing     a row has no value at the cursor path (raise policy)
     │   └── IncrementalBoundaryOverflow      more rows share the boundary cursor value than the bound
@@ -16,8 +18,9 @@ each class carries the exit code the `sparkload` command returns for it (documen
         ├── PipelineLocked                   another writer runs the same pipeline (its lock file)
         └── CatalogBusy                      the lakehouse catalog database is opened by another process
 
-`LakehouseConfigError` (python_extract.lakehouse: jars or settings missing or invalid) exits 2;
-anything else is a bug and exits 70 (`cli.py` prints its traceback with `-v`). `from_os_error` turns a
+Other modules subclass these where their errors live (normalize/exceptions.py, sources/registry.py,
+servers/processes.py, servers/warm.py, maintenance/operation.py). Anything else is a bug and exits 70
+(`cli.py` prints one line asking to report it, and the traceback with `-v`). `from_os_error` turns a
 failed file operation into a `LocalStateError` naming the path and what to do.
 """
 from __future__ import annotations
@@ -60,6 +63,14 @@ class PipelineFileError(ConfigError):
 
 class UnknownPipeline(ConfigError):
     pass
+
+
+class LakehouseConfigError(ConfigError):
+    """A lakehouse setting is invalid or a required part (jars, catalog) cannot be found."""
+
+
+class LakehouseMismatch(LakehouseConfigError):
+    """This process runs a SparkSession of one lakehouse and was asked for another: one JVM holds one."""
 
 
 class IncrementalError(SparkloadError):

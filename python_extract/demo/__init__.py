@@ -26,7 +26,12 @@ def _dbt_run(project: Path) -> None:
 def run_demo(config: LakehouseConfig) -> None:
     import python_extract as sl
 
-    os.environ["SPARKLOAD_HOME"] = str(config.home)
+    # the bundled dbt profile resolves its lakehouse from the environment: the same one as this run's
+    # (this process's session serves one lakehouse; `get_session` refuses another)
+    os.environ.update({"SPARKLOAD_HOME": str(config.home), "SPARKLOAD_MASTER": config.master,
+                       "SPARKLOAD_TABLE_FORMAT": config.table_format})
+    if config.jars_dir:
+        os.environ["SPARKLOAD_JARS"] = str(config.jars_dir)
     project = config.home / "demo_dbt_project"
     shutil.rmtree(project, ignore_errors=True)
     shutil.copytree(HERE / "dbt_project", project)

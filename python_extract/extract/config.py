@@ -1,7 +1,8 @@
 """Config and secrets shared by sources and resources, as dlt's: arguments whose default is
 `config.value` or `secrets.value` are filled in when the caller does not pass them.
 
-Lookup of argument `api_key` of source `github` (first hit wins):
+Lookup of argument `api_key` of source `github`, through the one settings resolver (`settings.py`),
+first hit wins:
   1. environment: `SOURCES__GITHUB__API_KEY`, `SOURCES__API_KEY`, `API_KEY`
   2. files, secrets before config: `.dlt/secrets.toml`, `.dlt/config.toml`, `.dlt/secrets.yaml`,
      `.dlt/config.yaml` under the working directory, or under `SPARKLOAD_CONFIG_DIR` when set;
@@ -12,11 +13,10 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
-from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, List
 
 from ..errors import ConfigFieldMissing
+from ..settings import Settings
 
 
 class _Marker:
@@ -34,21 +34,6 @@ class _Namespace:
 
 config = _Namespace("config")
 secrets = _Namespace("secrets")
-FILES = ("secrets.toml", "config.toml", "secrets.yaml", "config.yaml")
-
-
-def _config_dir() -> Path:
-    return Path(os.environ.get("SPARKLOAD_CONFIG_DIR") or Path.cwd() / ".dlt")
-
-
-def _read(path: Path) -> Dict[str, Any]:
-    if path.suffix == ".toml":
-        import tomllib
-
-        return tomllib.loads(path.read_text())
-    import yaml
-
-    return yaml.safe_load(path.read_text()) or {}
 
 
 def _paths(section: str, name: str) -> List[List[str]]:
@@ -57,23 +42,13 @@ def _paths(section: str, name: str) -> List[List[str]]:
 
 def resolve(name: str, section: str) -> Any:
     """The value of `name` for source/resource `section`; raises ConfigFieldMissing."""
-    looked: List[str] = []
-    for path in _paths(section, name):
-        key = "__".join(p.upper() for p in path)
-        looked.append(key)
-        if key in os.environ:
-            return os.environ[key]
-    folder = _config_dir()
-    for file in FILES:
-        doc = _read(folder / file) if (folder / file).exists() else None
-        for path in _paths(section, name):
-            looked.append(f"{folder / file}:{'.'.join(path)}")
-            node: Optional[Any] = doc
-            for part in path:
-                node = node.get(part) if isinstance(node, dict) else None
-            if node is not None:
-                return node
-    raise ConfigFieldMissing(name, looked)
+    settings = Settings()
+    paths = _paths(section, name)
+    env_names = ["__".join(p.upper() for p in path) for path in paths]
+    found = settings.lookup(env_names, paths)
+    if found is None:
+        raise ConfigFieldMissing(name, settings.looked_up(env_names, paths))
+    return found.value
 
 
 def with_config(fn: Callable[..., Any], section: str) -> Callable[..., Any]:

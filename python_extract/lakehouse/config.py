@@ -3,7 +3,8 @@
 Every process that touches the lakehouse (the extractor, the dbt adapter's `embedded` method, tests,
 benchmarks) builds its settings here, so that two processes pointed at the same `home` see the same
 tables. Values come from, in order of precedence: explicit keyword arguments (the CLI, a dbt profile),
-environment variables (`SPARKLOAD_*`), then defaults.
+environment variables (`SPARKLOAD_*`), the `[lakehouse]` table of the `.dlt/` files (keys as in the
+first column; `settings.py`), then defaults.
 
 | setting        | env var                  | default                                  |
 |----------------|--------------------------|------------------------------------------|
@@ -26,11 +27,13 @@ session sets them on its Hadoop configuration after the JVM started (`session.py
 """
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional
+
+from ..errors import LakehouseConfigError
+from ..settings import Settings
 
 TABLE_FORMATS = ("auto", "delta", "iceberg")
 S3_JARS = ("auto", "none")
@@ -39,10 +42,7 @@ SECRETS = {"s3_access_key_id": "AWS_ACCESS_KEY_ID", "s3_secret_access_key": "AWS
            "s3_session_token": "AWS_SESSION_TOKEN"}
 DEFAULT_DELTA_MAVEN = "io.delta:delta-spark_2.12:3.3.2"
 ICEBERG_CATALOG = "lake"
-
-
-class LakehouseConfigError(ValueError):
-    """A lakehouse setting is invalid or a required part (jars, catalog) cannot be found."""
+FILE_SECTION = "lakehouse"  # `[lakehouse]` in .dlt/config.toml, secrets in .dlt/secrets.toml
 
 
 @dataclass(frozen=True)
@@ -113,20 +113,35 @@ class LakehouseConfig:
 
     @classmethod
     def from_env(cls, env: Optional[Mapping[str, str]] = None, **overrides: Any) -> "LakehouseConfig":
-        """Settings from `SPARKLOAD_*` variables, overridden by non-None keyword arguments."""
-        env = os.environ if env is None else env
+        """Settings through the one resolver (`python_extract.settings`): non-None keyword arguments (CLI
+        options, a dbt profile), then `SPARKLOAD_*` variables of `env` (default: the environment), then the
+        `[lakehouse]` table of the `.dlt/` files, then defaults.
+
+        >>> LakehouseConfig.from_env({"SPARKLOAD_MASTER": "local[2]"}, home="lake").master
+        'local[2]'
+        """
+        settings = Settings(env)
+        names = [f.name for f in fields(cls)]
         values: Dict[str, Any] = {}
-        for f in fields(cls):
-            raw = env.get(f"SPARKLOAD_{f.name.upper()}")
-            if raw is not None and f.name != "spark_conf":
-                values[f.name] = raw
-        if env.get("SPARKLOAD_JARS"):
-            values["jars_dir"] = env["SPARKLOAD_JARS"]
+        for key, found in settings.section(FILE_SECTION).items():
+            if key not in names:
+                raise LakehouseConfigError(f"{found.where}: unknown lakehouse setting {key!r}; expected one of "
+                                           f"{', '.join(names)}")
+            values[key] = found.value
+        if "spark_conf" in values and not isinstance(values["spark_conf"], dict):
+            raise LakehouseConfigError(f"{FILE_SECTION}.spark_conf: expected a table of Spark settings, got "
+                                       f"{values['spark_conf']!r}")
+        for name, aws_name in SECRETS.items():
+            if settings.env(aws_name):
+                values[name] = settings.env(aws_name)
+        for name in names:
+            raw = settings.env(f"SPARKLOAD_{name.upper()}")
+            if raw is not None and name != "spark_conf":
+                values[name] = raw
+        if settings.env("SPARKLOAD_JARS"):
+            values["jars_dir"] = settings.env("SPARKLOAD_JARS")
         if values.get("delta_maven", None) in ("", "none", "off"):
             values["delta_maven"] = None
-        for name, aws_name in SECRETS.items():
-            if env.get(aws_name) and name not in values:
-                values[name] = env[aws_name]
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 

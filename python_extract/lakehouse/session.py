@@ -18,8 +18,13 @@ A warehouse on S3 (`warehouse: s3a://bucket/path`, for Spark and the Iceberg cat
 S3A connector's jars (`jars.storage_classpath`) and its settings; credentials go onto the Hadoop
 configuration of the running JVM before the SparkSession exists, never onto a command line or a log.
 
+One process holds one lakehouse session: `get_session` with the settings the running session was built
+from returns it; with another lakehouse's (home, warehouse, catalog, master, static spark_conf, or a
+table format other than the running one) it raises `LakehouseMismatch` naming what differs. A session
+the process did not build (a platform's) is used as it is.
+
 Errors: `LakehouseConfigError` (from `choose_format`) when the format's jars cannot be found or the
-lakehouse's pinned format differs from the one asked for.
+lakehouse's pinned format differs from the one asked for; `LakehouseMismatch` (above).
 """
 from __future__ import annotations
 
@@ -33,7 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional
 
-from .config import ICEBERG_CATALOG, LakehouseConfig, LakehouseConfigError
+from ..errors import LakehouseConfigError, LakehouseMismatch
+from .config import ICEBERG_CATALOG, LakehouseConfig
 from .jars import (
     _delta_missing_message, catalog_driver_jars, delta_jars, maven_reachable, provision_iceberg, storage_classpath,
 )
@@ -41,6 +47,7 @@ from .jars import (
 log = logging.getLogger("sparkload.lakehouse")
 
 FORMAT_CONF = "spark.sparkload.table_format"
+IDENTITY_CONF = "spark.sparkload.lakehouse"  # lakehouse_identity of the settings the session was built from
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 ICEBERG_EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
 FORMAT_RECORD = "lakehouse.json"
@@ -208,27 +215,65 @@ def s3_credentials_conf(config: LakehouseConfig) -> Dict[str, str]:
     return conf
 
 
+def lakehouse_identity(config: LakehouseConfig) -> Dict[str, str]:
+    """What makes a session serve `config`'s lakehouse: where its tables and catalog are, its Spark master
+    and the static settings asked for (a running JVM can change none of them)."""
+    identity = {"home": str(config.home), "warehouse": config.warehouse_uri, "catalog": config.iceberg_catalog_uri,
+                "master": config.master}
+    identity.update({f"spark_conf {key}": str(value) for key, value in sorted(config.spark_conf.items())})
+    return identity
+
+
+def _check_same_lakehouse(session, config: LakehouseConfig) -> None:
+    """Raise `LakehouseMismatch` when the running session, built by `get_session`, serves another lakehouse
+    than `config` (one JVM holds one session; reusing it would read and write the other lakehouse's tables)."""
+    recorded = session.conf.get(IDENTITY_CONF, None)
+    if not recorded:
+        return  # a session this process did not build (a platform's): its lakehouse is the platform's
+    running = json.loads(recorded)
+    wanted = lakehouse_identity(config)
+    differs = [f"{key} {wanted.get(key, '(unset)')} (running: {running.get(key, '(unset)')})"
+               for key in sorted(set(running) | set(wanted)) if running.get(key) != wanted.get(key)]
+    running_format = session_format(session)
+    if config.table_format not in ("auto", running_format):
+        differs.append(f"table_format {config.table_format} (running: {running_format})")
+    if differs:
+        raise LakehouseMismatch(
+            f"this process runs the SparkSession of lakehouse {running.get('home')} and was asked for a different "
+            f"one: {'; '.join(differs)}; a process holds one lakehouse session: use the same settings, or another "
+            "process for the other lakehouse")
+
+
 def get_session(config: Optional[LakehouseConfig] = None):
-    """The process's SparkSession, built from `config` (default: `LakehouseConfig.from_env()`)."""
+    """The process's SparkSession, built from `config` (default: `LakehouseConfig.from_env()`) on first
+    use; later calls with the same settings return it, with another lakehouse's raise `LakehouseMismatch`.
+
+    >>> spark = get_session(LakehouseConfig.from_env(home="lake"))   # doctest: +SKIP
+    >>> get_session(LakehouseConfig.from_env(home="lake")) is spark   # doctest: +SKIP
+    True
+    """
     global _SESSION
     from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
+    config = config or LakehouseConfig.from_env()
     if _SESSION is not None and _SESSION.sparkContext._jsc is not None:
+        _check_same_lakehouse(_SESSION, config)
         return _SESSION
     active = SparkSession.getActiveSession()
     if active is None and SparkContext._active_spark_context is not None:
         # a platform's session created in another thread (getActiveSession is per thread)
         active = SparkSession.builder.getOrCreate()
     if active is not None:
+        _check_same_lakehouse(active, config)
         _SESSION = active
         return active
-    config = config or LakehouseConfig.from_env()
     choice = choose_format(config)
     config.home.mkdir(parents=True, exist_ok=True)
     # the context first: secrets reach its Hadoop configuration over py4j, never a command line, and
     # before the session's shared state copies that configuration (executors get it with their tasks)
-    context = SparkContext.getOrCreate(SparkConf().setAll(list(spark_conf(config, choice).items())))
+    conf = {**spark_conf(config, choice), IDENTITY_CONF: json.dumps(lakehouse_identity(config))}
+    context = SparkContext.getOrCreate(SparkConf().setAll(list(conf.items())))
     hadoop = context._jsc.hadoopConfiguration()
     for key, value in s3_credentials_conf(config).items():
         hadoop.set(key, value)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set
 
-from python_extract.lakehouse.processes import descendants, port_open
+from python_extract.servers.processes import descendants, port_open
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

@@ -14,8 +14,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from python_extract.lakehouse.cluster import executors_by_worker, fetch_json
-from python_extract.lakehouse.processes import free_port
+from python_extract.servers.cluster import executors_by_worker, fetch_json
+from python_extract.servers.processes import free_port
 
 from ..conftest import REPO, Dbt
 from ..lakehouse.s3 import shared_s3_server, without_aws_env

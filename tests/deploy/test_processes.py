@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from python_extract.lakehouse.processes import SparkProcess, SparkProcessError, free_port, port_open
+from python_extract.servers.processes import SparkProcess, SparkProcessError, free_port, port_open
 
 from .commands import REPO, _descendants, alive
 
@@ -64,7 +64,7 @@ def test_wait_for_port__reports_a_process_that_died_with_its_log(tmp_path):
 def test_started_process__dies_with_the_process_that_started_it(tmp_path):
     port = free_port()
     starter = (
-        "import sys; from pathlib import Path; from python_extract.lakehouse.processes import SparkProcess; "
+        "import sys; from pathlib import Path; from python_extract.servers.processes import SparkProcess; "
         f"p = SparkProcess('orphan', [sys.executable, '-c', {LISTEN.format(port=port)!r}], Path({str(tmp_path)!r}) / 'o.log'); "
         f"p.wait_for_port('127.0.0.1', {port}, 30); print(p.pid, flush=True); import time; time.sleep(600)"
     )

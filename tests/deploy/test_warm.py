@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from python_extract.lakehouse.processes import port_open
-from python_extract.lakehouse.warm import WarmFiles, stop_server
+from python_extract.servers.processes import port_open
+from python_extract.servers.warm import WarmFiles, stop_server
 
 from ..conftest import INTEGRATION, Dbt, Names, rows
 from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run

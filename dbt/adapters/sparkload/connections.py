@@ -4,7 +4,7 @@ Everything dbt-spark offers (`thrift`, `http`, `odbc`, `session`) works unchange
 SparkSession built by the lakehouse factory (`python_extract.lakehouse`) from the profile's
 `lakehouse_dir`, `table_format`, `master`, `jars_dir` and `spark_conf`, so dbt sees exactly the tables
 the extractor landed. No server is involved, unless `warm: true`: then the dbt process starts no JVM
-and runs its statements over thrift on the lakehouse's warm server (`python_extract.lakehouse.warm`),
+and runs its statements over thrift on the lakehouse's warm server (`python_extract.servers.warm`),
 started in the background by the first run and ending itself after `warm_idle_timeout` without queries.
 
 A relative `lakehouse_dir` is relative to the dbt project directory, as dbt resolves the paths of a
@@ -69,7 +69,7 @@ class SparkloadCredentials(SparkCredentials):
         super().__post_init__()
 
     def _validate_warm(self) -> None:
-        from python_extract.lakehouse.warm import WarmServerError, parse_idle_timeout
+        from python_extract.servers.warm import WarmServerError, parse_idle_timeout
 
         if not isinstance(self.warm, bool):
             raise DbtRuntimeError(f"warm: {self.warm!r} is not a boolean; expected true or false")
@@ -85,7 +85,7 @@ class SparkloadCredentials(SparkCredentials):
 
     @property
     def idle_timeout_value(self) -> Union[int, str]:
-        from python_extract.lakehouse.warm import DEFAULT_IDLE_TIMEOUT
+        from python_extract.servers.warm import DEFAULT_IDLE_TIMEOUT
 
         return DEFAULT_IDLE_TIMEOUT if self.warm_idle_timeout is None else self.warm_idle_timeout
 
@@ -238,7 +238,7 @@ class SparkloadConnectionManager(SparkConnectionManager):
         the recorded one does not answer), checked to serve this profile's lakehouse."""
         from dbt.adapters.exceptions import FailedToConnectError
 
-        from python_extract.lakehouse.warm import WarmServerError, ensure_server, parse_idle_timeout
+        from python_extract.servers.warm import WarmServerError, ensure_server, parse_idle_timeout
 
         creds = connection.credentials
         config = creds.lakehouse_config()
@@ -274,7 +274,7 @@ class SparkloadConnectionManager(SparkConnectionManager):
 
     @staticmethod
     def _verify_lakehouse(connection: Connection, home: Path, server) -> None:
-        from python_extract.lakehouse.warm import HOME_CONF
+        from python_extract.servers.warm import HOME_CONF
 
         cursor = connection.handle.cursor()
         cursor.execute(f"set {HOME_CONF}")

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Optional
 
-from .config import LakehouseConfig
+from ..lakehouse.config import LakehouseConfig
 from .processes import LOOPBACK, SparkProcess, SparkProcessError, conf_args, free_port, spark_script
-from .session import choose_format, spark_conf
+from ..lakehouse.session import choose_format, spark_conf
 
 THRIFT_SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 

@@ -12,7 +12,7 @@ Files, all under `home/warm/`:
                 once start one server, the second waits and uses it
   server.log    the supervisor's log: start, each connection, idle exit; the JVM logs under run/
 
-The server is a supervisor process (`python -m python_extract.lakehouse.warm serve ...`, its own
+The server is a supervisor process (`python -m python_extract.servers.warm serve ...`, its own
 session) that starts HiveThriftServer2 (`serve.start_thrift_server`, JVM on an internal loopback port,
 dying with the supervisor) and forwards the public loopback port to it. HiveThriftServer2 has no
 server-wide idle exit, so the forwarder is what sees every request: after `idle_timeout` seconds
@@ -21,7 +21,7 @@ is free) and exits. A dead JVM ends the supervisor at once; a supervisor killed 
 which the next `ensure_server` finds stale (pid gone), logs, cleans (ending a JVM left behind) and
 replaces. The server answers `set spark.sparkload.home` with its lakehouse, which the adapter checks.
 
-Only the standard library and `config` are imported here: the dbt process never loads pyspark.
+Only the standard library, `errors` and the lakehouse `config` are imported here: the dbt process never loads pyspark.
 
 Errors: `WarmServerError` (one line: what failed, the log, the remedy).
 """
@@ -44,22 +44,23 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, Optional
 
-from .config import SECRETS, LakehouseConfig
+from ..errors import SparkloadError
+from ..lakehouse.config import SECRETS, LakehouseConfig
 
-log = logging.getLogger("sparkload.lakehouse.warm")
+log = logging.getLogger("sparkload.servers.warm")
 
 HOME_CONF = "spark.sparkload.home"  # the server's answer to `set spark.sparkload.home`
 DEFAULT_IDLE_TIMEOUT = "15m"
 START_TIMEOUT = 600.0  # a JVM start on a loaded machine; the wait ends at once when the server fails
-SUPERVISOR_MODULE = "python_extract.lakehouse.warm"
+SUPERVISOR_MODULE = "python_extract.servers.warm"
 OVERRIDES_ENV = "SPARKLOAD_WARM_OVERRIDES"  # the profile's lakehouse settings, for the supervisor
 MAX_LOG_BYTES = 5 * 2**20  # server.log is moved to server.log.1 past this, when a server starts
 ERROR_MARK = ": ERROR "
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
 
 
-class WarmServerError(RuntimeError):
-    """The warm server could not be found, started or stopped."""
+class WarmServerError(SparkloadError):
+    """The warm server could not be found, started or stopped, or its idle timeout is not a duration."""
 
 
 def parse_idle_timeout(value: Any, name: str = "warm_idle_timeout") -> float:
@@ -378,7 +379,7 @@ def serve(config: LakehouseConfig, idle_timeout: float, settings: str) -> int:
 
     from .processes import LOOPBACK
     from .serve import start_thrift_server
-    from .session import choose_format
+    from ..lakehouse.session import choose_format
 
     files = WarmFiles(config.home)
     if choose_format(config).table_format == "delta" and "spark.hadoop.hive.metastore.uris" not in config.spark_conf:

@@ -6,7 +6,7 @@ it (Linux), is ready when its port accepts connections, and stops with its whole
 then SIGKILL after a grace period. `stop` verifies that nothing of the group is left and that the
 port is free again.
 
-`Watchdog` outlives whoever starts it: a separate process (`python -m python_extract.lakehouse.processes
+`Watchdog` outlives whoever starts it: a separate process (`python -m python_extract.servers.processes
 watch`) that is told which process groups, processes and pid files to guard, and ends them all (SIGTERM,
 then SIGKILL) when its owner dies, however it dies: the owner's end of its stdin pipe closes. The test
 suite's servers are guarded by one, so a killed pytest leaves none behind.
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from ..errors import SparkloadError
-from .jars import pyspark_jars_dir
+from ..lakehouse.jars import pyspark_jars_dir
 
 LOOPBACK = "127.0.0.1"
 _PR_SET_PDEATHSIG = 1
@@ -34,7 +34,7 @@ _PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 
 
-class SparkProcessError(SparkloadError, RuntimeError):
+class SparkProcessError(SparkloadError):
     """A Spark process did not start, died, or did not stop."""
     exit_code = 1
 
@@ -242,7 +242,7 @@ class Watchdog:
     `guard_pidfile(path)`; `close()` ends what is still guarded and the watchdog."""
 
     def __init__(self) -> None:
-        self.popen = subprocess.Popen([sys.executable, "-m", "python_extract.lakehouse.processes", "watch"],
+        self.popen = subprocess.Popen([sys.executable, "-m", "python_extract.servers.processes", "watch"],
                                       stdin=subprocess.PIPE, text=True, start_new_session=True,
                                       cwd=str(Path(__file__).resolve().parents[2]))
 
