@@ -183,3 +183,26 @@ def test_catalog__a_commit_survives_a_sigkill_of_its_jvm_right_after_it(tmp_path
     written = sorted((tmp_path / "warehouse").rglob("*.metadata.json"), key=lambda p: p.name)
     assert written[-1].name.startswith("00002-"), written  # create, insert, properties
     assert written[-1].name in done.stdout, done.stdout
+
+
+def test_get_session__same_settings_same_session_another_lakehouse_raises_naming_what_differs(lakehouse, spark, tmp_path):
+    from python_extract.lakehouse import get_session
+    from python_extract.errors import LakehouseMismatch
+
+    assert get_session(LakehouseConfig.from_env(home=lakehouse.home)) is spark
+    other = tmp_path / "other"
+    with pytest.raises(LakehouseMismatch) as error:
+        get_session(lakehouse.with_(home=other))
+    message = str(error.value)
+    assert message.startswith(f"this process runs the SparkSession of lakehouse {lakehouse.home} and was asked for a "
+                              f"different one: ")
+    assert f"home {other} (running: {lakehouse.home})" in message
+    assert f"warehouse {other.as_uri()}/warehouse (running: {lakehouse.warehouse_uri})" in message
+    assert not other.exists()  # nothing was created for the refused lakehouse
+    running = session_format(spark)
+    wrong = "delta" if running == "iceberg" else "iceberg"
+    with pytest.raises(LakehouseMismatch, match=rf"different one: table_format {wrong} \(running: {running}\); "):
+        get_session(lakehouse.with_(table_format=wrong))
+    with pytest.raises(LakehouseMismatch, match=r"different one: spark_conf spark.sql.shuffle.partitions 9 \(running: \(unset\)\)"):
+        get_session(lakehouse.with_(spark_conf={"spark.sql.shuffle.partitions": "9"}))
+    assert get_session(lakehouse.with_(table_format="auto")) is spark
