@@ -1,7 +1,8 @@
 """What the real `sparkload run` process shows while it works (issue 19, items 4 and 6): progress on a
 terminal (a pseudo-terminal) counts a slow resource's rows while it runs, each resource with
 its own clock and its own tables, a rate only once a second has passed and never faster than the
-source can yield; `-v` adds the library's INFO log, which a run without it does not show."""
+source can yield, on one line redrawn in place (rich); off a terminal no progress at all; `-v` adds the
+library's INFO log, which a run without it does not show."""
 from __future__ import annotations
 
 import re
@@ -28,6 +29,7 @@ def shop(pages: int = 6):
 
     return slow, fast
 '''
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 LINE = re.compile(r"^extract (\w+): ([\d,]+) rows?(?: \(([^)]*)\))? \| ([\d,]+) pages?(?: \| ([\d,]+) rows/s)?$")
 
 
@@ -35,7 +37,8 @@ def test_progress__a_slow_resource_counts_while_it_runs_and_every_rate_is_one_th
     write_source(tmp_path, SOURCE, "shop.py")
     code, shown = on_a_terminal("run", "shop.py:shop", "--pipeline-name", names.staging, home=tmp_path / "lake", cwd=tmp_path)
     assert code == 0, shown[-3000:]
-    lines = [part for line in shown.replace("\x1b[2K", "").splitlines() for part in line.split("\r") if part.strip()]
+    screen = ANSI.sub("", shown)  # rich's live line: hide/show the cursor, erase the line before each refresh
+    lines = [part for line in screen.splitlines() for part in line.split("\r") if part.strip()]
     extract = [LINE.match(line) for line in lines if line.startswith("extract ")]
     assert all(extract), [line for line in lines if line.startswith("extract ")]
     slow = [m for m in extract if m.group(1) == "slow"]
@@ -54,17 +57,19 @@ def test_progress__a_slow_resource_counts_while_it_runs_and_every_rate_is_one_th
     # the fast resource: its own tables (not the load's), no rate from the slow one's clock
     assert fast[-1].group(2, 3, 4) == ("20", "fast 10, fast__tags 10", "1"), fast[-1].group(0)
     assert fast[-1].group(5) is None or number(fast[-1].group(5)) <= 20, fast[-1].group(0)
+    assert "\x1b[2K" in shown  # one line redrawn in place, not a line per refresh
     assert not re.search(r"\brows? rows\b", shown)
     assert "load " in shown and "complete" in shown
     assert f"pipeline {names.staging}: 1 load(s)" in shown and "(140 rows: slow 60, slow__tags 60, fast 10, fast__tags 10)" in shown
     assert "INFO " not in shown  # no library log without -v
 
 
-def test_verbose__a_run_that_succeeds_shows_the_info_log(tmp_path, names):
+def test_verbose__a_run_that_succeeds_shows_the_info_log_and_no_progress_off_a_terminal(tmp_path, names):
     write_source(tmp_path, SOURCE, "shop.py")
-    done = sparkload("run", "shop.py:shop", "--arg", "pages=1", "--pipeline-name", names.staging, "--no-progress", "-v",
+    done = sparkload("run", "shop.py:shop", "--arg", "pages=1", "--pipeline-name", names.staging, "-v",
                      home=tmp_path / "lake", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "\nextract " not in done.stderr and "\x1b[" not in done.stderr  # stderr is a pipe: no progress
     assert re.search(rf"^INFO sparkload.pipeline: pipeline {names.staging} loaded \S+ into {names.staging}_dataset",
                      done.stderr, re.M), done.stderr[-3000:]
     assert "INFO sparkload.lakehouse: sparkload lakehouse: table format" in done.stderr
