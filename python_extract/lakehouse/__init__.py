@@ -6,8 +6,9 @@ The face is lazy (PEP 562): `from python_extract.lakehouse import LakehouseConfi
 module alone, so a dbt invocation loads only what its connection uses."""
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_face
 
 _FACE = {
     **dict.fromkeys(["LakehouseConfig", "LakehouseConfigError"], "config"),
@@ -21,16 +22,6 @@ if TYPE_CHECKING:
     from .session import FormatChoice, choose_format, get_session, session_format
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _FACE:
-        raise AttributeError(f"module 'python_extract.lakehouse' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_FACE[name]}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted([*globals(), *_FACE])
-
+__getattr__, __dir__ = lazy_face(__name__, _FACE)
 
 __all__ = ["FormatChoice", "LakehouseConfig", "LakehouseConfigError", "choose_format", "get_session", "provision", "session_format"]
