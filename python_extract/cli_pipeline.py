@@ -64,14 +64,15 @@ class Progress:
             return
         self._last = now
         if not self.tty:
-            self.console.print(text)
+            self.console.print(text, soft_wrap=True)  # a log line is never cut at a console width
             return
+        line = Text(text, no_wrap=True, overflow="ellipsis")  # one terminal line, cut at its width
         if self._live is None:
-            self._live = Live(Text(text), console=self.console, auto_refresh=False, redirect_stdout=False,
+            self._live = Live(line, console=self.console, auto_refresh=False, redirect_stdout=False,
                               redirect_stderr=False)
             self._live.start(refresh=True)
         else:
-            self._live.update(Text(text), refresh=True)
+            self._live.update(line, refresh=True)
         if final:
             self.close()
 
