@@ -149,7 +149,7 @@ def main() -> int:
     args = parser.parse_args()
 
     sys.path.insert(0, str(REPO))
-    from python_extract.lakehouse.warm import stop_server
+    from python_extract.servers.warm import stop_server
 
     home = Path(args.home or tempfile.mkdtemp(prefix="sparkload-bench-loop-")).resolve()
     work = Path(tempfile.mkdtemp(prefix="sparkload-bench-loop-logs-"))

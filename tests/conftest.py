@@ -155,7 +155,7 @@ def end_with_the_controller() -> None:
 
 @pytest.fixture(scope="session")
 def watchdog():
-    from python_extract.lakehouse.processes import Watchdog
+    from python_extract.servers.processes import Watchdog
 
     dog = Watchdog()
     yield dog

@@ -1,4 +1,4 @@
-"""How sparkload's long-running JVMs are started and stopped (python_extract/lakehouse/processes.py),
+"""How sparkload's long-running JVMs are started and stopped (python_extract/servers/processes.py),
 shown on small stand-in processes so that each case takes a second: stop ends the whole process group
 and frees its port, escalates to SIGKILL, a process that dies early is reported with its log, and a
 started process dies with the process that started it. The real JVMs are stopped the same way in
