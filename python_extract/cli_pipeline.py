@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import yaml
 
+from .contract import LOAD_STATUS_ABORTED, WRITE_DISPOSITIONS
 from .errors import ConfigError, PipelineFileError, UnknownPipeline
 from .lakehouse import LakehouseConfig
 from .packages import KEEP_LOADED
@@ -217,10 +218,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _load_line(load: Dict[str, Any]) -> str:
-    from .load import destination
-
     counts = ", ".join(f"{t} {n:,}" for t, n in sorted(load["row_counts"].items())) or "state only"
-    status = f"{load['status']} (aborted)" if load["status"] == destination.ABORTED_STATUS else load["status"]
+    status = f"{load['status']} (aborted)" if load["status"] == LOAD_STATUS_ABORTED else load["status"]
     return f"{load['load_id']}  status {status}  {load['inserted_at']:%Y-%m-%d %H:%M:%S}  {counts}"
 
 
@@ -233,7 +232,7 @@ def _cmd_loads(args: argparse.Namespace) -> int:
         if before is None:
             raise ConfigError(f"no completed load {load_id} in dataset {pipe.dataset_name}; `sparkload pipeline loads "
                              f"{pipe.pipeline_name}` lists them")
-        print(f"load {load_id}: aborted (status {before} -> {destination.ABORTED_STATUS}); sparkload models skip it")
+        print(f"load {load_id}: aborted (status {before} -> {LOAD_STATUS_ABORTED}); sparkload models skip it")
     pipe.sync_destination()
     found = pipe.loads()
     if not found:
@@ -349,7 +348,7 @@ def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser
     run.add_argument("--arg", type=_kv, action="append", default=[], metavar="KEY=VALUE",
                      help="argument of the source function, YAML-typed (repeatable), e.g. --arg org=acme")
     run.add_argument("--table-name", help="table name for a single resource or plain data")
-    run.add_argument("--write-disposition", choices=["append", "replace", "merge"], help="override the resources' disposition")
+    run.add_argument("--write-disposition", choices=WRITE_DISPOSITIONS, help="override the resources' disposition")
     run.add_argument("--no-progress", action="store_true", help="no progress display, only the summary (none either when stderr is no terminal)")
     run.add_argument("--keep-loaded-packages", type=int, metavar="N",
                      help="loaded packages kept on disk, the newest first (default 10; 0 keeps none)")

@@ -1,5 +1,5 @@
 """Errors of the extractor. Each names the step, and where known the load id, the resource and the table;
-each class carries the exit code the `sparkload` command returns for it (documented in the README).
+each class carries the exit code the `sparkload` command returns for it (documented in docs/extractor.md).
 
     SparkloadError                       exit 1 unless a subclass says otherwise
     ├── PipelineStepFailed               1  a step (extract, normalize, load) failed; wraps the cause

@@ -19,7 +19,7 @@ from .conftest import INTEGRATION, REPO
 
 DBT = Path(sys.executable).parent / "dbt"
 ADAPTER_ALONE = {"python_extract", "python_extract.lazy", "python_extract.lakehouse", "python_extract.lakehouse.java_errors"}
-EMBEDDED = ADAPTER_ALONE | {"python_extract.errors", "python_extract.settings", "python_extract.lakehouse.config",
+EMBEDDED = ADAPTER_ALONE | {"python_extract.contract", "python_extract.errors", "python_extract.settings", "python_extract.lakehouse.config",
                             "python_extract.lakehouse.jars", "python_extract.lakehouse.session"}
 
 # run in a new process: which python_extract/pyarrow modules a dbt invocation imported, and when its first

@@ -32,10 +32,11 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional
 
+from .. import contract
 from ..errors import LakehouseConfigError
 from ..settings import Settings
 
-TABLE_FORMATS = ("auto", "delta", "iceberg")
+TABLE_FORMATS = ("auto", *contract.TABLE_FORMATS)
 S3_JARS = ("auto", "none")
 S3_SCHEMES = ("s3a",)
 SECRETS = {"s3_access_key_id": "AWS_ACCESS_KEY_ID", "s3_secret_access_key": "AWS_SECRET_ACCESS_KEY",

@@ -33,7 +33,6 @@ from ..state import State, compress, decompress, state_hash
 from .sql import ident, literal, qualified
 
 COVERAGE_FILE = "covered_tables.json"
-ABORTED_STATUS = LOAD_STATUS_ABORTED  # the CLI's name for it (cli_pipeline.py) until the CLI reads the contract
 DDL = {table: ", ".join(f"{ident(column)} {kind}" for column, kind in layout(table).items()) for table in DATASET_TABLES}
 _ensured: set = set()
 _versions_written: set = set()

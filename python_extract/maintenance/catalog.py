@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Optional, Set
 
+from ..contract import APPLIED_LOADS_TABLE
 from ..errors import ConfigError
 from ..load.sql import ident, qualified
 
-LEDGER = "_sparkload_applied_loads"
 
 
 def datasets(spark) -> List[str]:
@@ -34,7 +34,7 @@ def lakehouse_tables(spark, only: Optional[Iterable[str]] = None) -> Dict[str, L
 
 def applied_loads(spark) -> Dict[str, Set[str]]:
     """{target table: load ids it applied}, over the ledgers of every schema of the lakehouse."""
-    ledgers = [qualified(d, LEDGER) for d in datasets(spark) if LEDGER in tables_of(spark, d)]
+    ledgers = [qualified(d, APPLIED_LOADS_TABLE) for d in datasets(spark) if APPLIED_LOADS_TABLE in tables_of(spark, d)]
     if not ledgers:
         return {}
     union = " union all ".join(f"select `target`, `load_id` from {ledger}" for ledger in ledgers)

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List
 
 from ..errors import ConfigError
-from ..load.destination import LOADS_TABLE
-from ..load.sql import literal, qualified
+from ..contract import LOAD_ID, LOADS_TABLE
+from ..load.sql import ident, literal, qualified
 from .catalog import applied_loads, datasets, tables_of
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -99,12 +99,12 @@ def expire_loads(spark, dataset: str, older_than: dt.timedelta, dry_run: bool = 
         if table.startswith(("_dlt_", "_sparkload_")):
             continue
         relation = qualified(dataset, table)
-        per_file = spark.sql(f"select count(*) as n, count_if(`_dlt_load_id` in ({ids})) as e from {relation} "
+        per_file = spark.sql(f"select count(*) as n, count_if({ident(LOAD_ID)} in ({ids})) as e from {relation} "
                              "group by input_file_name()").collect()
         rows = sum(r["e"] for r in per_file)
         if rows:
             report.rows[table] = rows
             report.files[table] = sum(1 for r in per_file if r["e"] == r["n"])
             if not dry_run:
-                spark.sql(f"delete from {relation} where `_dlt_load_id` in ({ids})")
+                spark.sql(f"delete from {relation} where {ident(LOAD_ID)} in ({ids})")
     return report

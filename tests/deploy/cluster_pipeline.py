@@ -1,4 +1,4 @@
-"""The `pipeline.py` of the README's cluster example, run by test_cluster.py as a separate process
+"""The `pipeline.py` of the cluster example in docs/deployments.md, run by test_cluster.py as a separate process
 (`SPARKLOAD_MASTER=spark://... python pipeline.py`): lands the walking skeleton's two loads into the
 dataset named on the command line through a session on that master, then prints the app id."""
 import sys

@@ -1,5 +1,5 @@
 """Servers the test run shares: one Spark Thrift server over the session's lakehouse, started the first
-time a test runs dbt over the wire, with the README's own command (`sparkload lakehouse serve`, section
+time a test runs dbt over the wire, with the command of docs/deployments.md (`sparkload lakehouse serve`, section
 "Thrift server") as a real foreground process, and stopped with Ctrl-C when the run ends; its port
 and every process it started must then be gone. The run's watchdog guards the command's process group,
 so the server also ends when the test run is killed.

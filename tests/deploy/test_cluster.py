@@ -1,4 +1,4 @@
-"""The README's "Cluster" example on a 1-master/2-worker standalone cluster on loopback, run as written
+"""The "Cluster" example of docs/deployments.md on a 1-master/2-worker standalone cluster on loopback, run as written
 (ports swapped for free ones), with the lakehouse a multi-machine deployment would have: its Iceberg
 catalog on a real PostgreSQL server (`SPARKLOAD_CATALOG_URI`) and its warehouse in an S3 bucket of the
 run's moto_server (`SPARKLOAD_WAREHOUSE=s3a://...`, credentials in `AWS_*` for every JVM: the cluster's
@@ -69,7 +69,7 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(
         ready = cluster.wait_for_line(r"spark master (spark://\S+) ready .* UI (http://\S+);", timeout=300)
         master_url, master_ui = ready.group(1), ready.group(2)
 
-        # loads 1 and 2 land through a session on the cluster (a separate process, as in the README)
+        # loads 1 and 2 land through a session on the cluster (a separate process, as in docs/deployments.md)
         app_master, extract_app = _land_two_loads(pipeline_line, replace, names, lakehouse_env, tmp_path)
         assert app_master == master_url
 

@@ -1,6 +1,6 @@
 """dbt-databricks compatibility: the package's materialization is declared for adapter `spark`, so a
 `type: databricks` project that installs the package resolves `materialized='sparkload'` to it.
-dbt-databricks 1.10.9 is the only release that installs beside dbt-core 1.11 / dbt-spark 1.11 (README,
+dbt-databricks 1.10.9 is the only release that installs beside dbt-core 1.11 / dbt-spark 1.11 (docs/deployments.md,
 "dbt Cloud"). `dbt parse` needs no connection, so no Databricks workspace is involved."""
 from __future__ import annotations
 

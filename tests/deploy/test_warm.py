@@ -1,5 +1,5 @@
-"""The warm dbt loop (README "The warm dbt loop"), on real processes: dbt runs as separate processes
-with the README's `warm: true` profile over this run's lakehouse; the warm server they start is a real
+"""The warm dbt loop (docs/deployments.md, "The warm dbt loop"), on real processes: dbt runs as separate processes
+with the `warm: true` profile of docs/deployments.md over this run's lakehouse; the warm server they start is a real
 detached supervisor + thrift server JVM, guarded by the run's watchdog (its pid file), and each test
 ends with no warm server left.
 
@@ -35,7 +35,7 @@ DBT_PROCESS = (
 
 
 def _warm_profile(directory: Path, idle: str = "15m", **extra) -> Path:
-    """The README's warm profile, pointed at this run's lakehouse and integration_tests' profile name."""
+    """The warm profile of docs/deployments.md, pointed at this run's lakehouse and integration_tests' profile name."""
     block = yaml.safe_load(readme_block("The warm dbt loop", "# profiles.yml (warm)"))
     output = dict(block["shop"]["outputs"]["dev"], lakehouse_dir="{{ env_var('SPARKLOAD_HOME') }}",
                   schema="{{ env_var('SPARKLOAD_TARGET_SCHEMA') }}", warm_idle_timeout=idle, threads=1, **extra)
