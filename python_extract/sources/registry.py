@@ -18,7 +18,7 @@ Errors: `SourceConfigError` (bad config: unknown key, wrong type, missing or inl
 from __future__ import annotations
 
 import os
-import re
+import string
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Callable, Dict, List, Optional
@@ -26,13 +26,12 @@ from typing import Any, Callable, Dict, List, Optional
 from ..errors import ConfigError
 
 GROUP = "sparkload.sources"
-_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class SourceConfigError(ConfigError):
-    def __init__(self, problems: List[str]):
-        self.problems = problems
-        super().__init__("invalid source config:\n  " + "\n  ".join(problems))
+    def __init__(self, problems: List[str], plugin: Optional[str] = None):
+        self.problems, self.plugin = problems, plugin
+        super().__init__(f"invalid {plugin + ' ' if plugin else ''}source config: " + "; ".join(problems))
 
 
 class UnknownSource(ConfigError):
@@ -87,24 +86,32 @@ def _path(prefix: str, parts: Any) -> str:
     return out
 
 
-def _secret_paths(schema: Dict[str, Any], value: Any, parts: tuple = ()) -> List[tuple]:
+def _secret_paths(schema: Dict[str, Any], value: Any, parts: tuple = (), root: Optional[Dict[str, Any]] = None) -> List[tuple]:
     """Paths in `value` whose schema says `secret: true`."""
+    root = schema if root is None else root
     if not isinstance(schema, dict):
         return []
+    if schema.get("$ref", "").startswith("#/$defs/"):  # pydantic's references to its nested models
+        schema = {**root["$defs"][schema["$ref"][len("#/$defs/"):]], **{k: v for k, v in schema.items() if k != "$ref"}}
     if schema.get("secret"):
         return [parts]
     found: List[tuple] = []
     if isinstance(value, dict):
         for key, sub in value.items():
             prop = schema.get("properties", {}).get(key) or schema.get("additionalProperties")
-            found += _secret_paths(prop, sub, parts + (key,)) if isinstance(prop, dict) else []
+            found += _secret_paths(prop, sub, parts + (key,), root) if isinstance(prop, dict) else []
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
         for i, sub in enumerate(value):
-            found += _secret_paths(schema["items"], sub, parts + (i,))
+            found += _secret_paths(schema["items"], sub, parts + (i,), root)
     for combinator in ("anyOf", "oneOf", "allOf"):
         for option in schema.get(combinator, []):
-            found += _secret_paths(option.get("then", option), value, parts)
+            found += _secret_paths(option.get("then", option), value, parts, root)
     return sorted(set(found), key=str)
+
+
+class EnvReference(string.Template):
+    """`${NAME}` only: `$NAME`, `$$` and a lone `$` (JSONPath's `$.data`) stay as written."""
+    pattern = r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)\}|(?P<escaped>(?!))|(?P<named>(?!))|(?P<invalid>(?!)))"
 
 
 def _resolve(value: Any, parts: tuple, env: Dict[str, str], problems: List[str], prefix: str) -> Any:
@@ -112,51 +119,53 @@ def _resolve(value: Any, parts: tuple, env: Dict[str, str], problems: List[str],
         return {k: _resolve(v, parts + (k,), env, problems, prefix) for k, v in value.items()}
     if isinstance(value, list):
         return [_resolve(v, parts + (i,), env, problems, prefix) for i, v in enumerate(value)]
-    if isinstance(value, str) and "${" in value:
-        missing = [n for n in _REF.findall(value) if n not in env]
+    if isinstance(value, str):
+        template = EnvReference(value)
+        missing = [n for n in template.get_identifiers() if n not in env]
         if missing:
             problems.append(f"{_path(prefix, parts)}: environment variable {', '.join(missing)} is not set")
             return value
-        whole = _REF.fullmatch(value)
-        return env[whole.group(1)] if whole else _REF.sub(lambda m: env[m.group(1)], value)
+        return template.substitute(env)
     return value
 
 
-def _get(value: Any, parts: tuple) -> Any:
+def _get(value: Any, parts: Any) -> Any:
     for p in parts:
         value = value[p]
     return value
 
 
-def _deepest(error: Any) -> Any:
-    """Of an error and the errors of its anyOf/allOf branches, the one deepest in the config (the most
-    specific: `paginator.limit: 'ten' is not of type 'integer'` rather than `paginator: not valid`)."""
-    best, stack = error, list(error.context or [])
-    while stack:
-        e = stack.pop()
-        stack.extend(e.context or [])
-        rank = (len(e.absolute_path), e.validator not in ("type", "anyOf", "oneOf", "allOf", "if"))
-        if rank > (len(best.absolute_path), best.validator not in ("type", "anyOf", "oneOf", "allOf", "if")):
-            best = e
-    return best
+def _problems(error: Any, raw: Any, resolved: Any, prefix: str) -> List[str]:
+    """One line per problem naming the key and the value as written in the file (a `${NAME}` stays a
+    reference, so no resolved secret is printed)."""
+    parts = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = sorted(error.schema.get("properties", {}))
+        return [f"{_path(prefix, parts + (key,))}: unknown key (given {_get(raw, parts + (key,))!r}); expected one of {', '.join(known)}"
+                for key in error.instance if key not in known]
+    message = error.message
+    written, used = _get(raw, parts), _get(resolved, parts)
+    if written != used:
+        message = message.replace(repr(used), repr(written))
+    return [f"{_path(prefix, parts)}: {message}"]
 
 
 def resolve_config(plugin: SourcePlugin, raw: Dict[str, Any], prefix: str = "source.config",
                    env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
     """The plugin's config with environment references resolved, checked against its schema."""
     import jsonschema
+    from jsonschema.exceptions import best_match
 
     env = dict(os.environ) if env is None else env
     problems: List[str] = []
     for parts in _secret_paths(plugin.config_schema, raw):
         secret = _get(raw, parts)
-        if not (isinstance(secret, str) and _REF.search(secret)):
+        if not (isinstance(secret, str) and EnvReference(secret).get_identifiers()):
             problems.append(f"{_path(prefix, parts)}: is a secret; reference an environment variable (${{NAME}}) instead of writing it in the file")
     resolved = _resolve(raw, (), env, problems, prefix)
     validator = jsonschema.Draft202012Validator(plugin.config_schema)
     for error in sorted(validator.iter_errors(resolved), key=lambda e: list(e.absolute_path)):
-        error = _deepest(error)
-        problems.append(f"{_path(prefix, error.absolute_path)}: {error.message}")
+        problems += _problems(best_match([error]), raw, resolved, prefix)
     if problems:
-        raise SourceConfigError(problems)
+        raise SourceConfigError(problems, plugin.name)
     return resolved

@@ -1,27 +1,40 @@
 """Entry point of the `airbyte` source plugin, and its config schema."""
+from typing import Any, Dict, List, Literal, Union
+
+from pydantic import ConfigDict, Field
+
+from ..config import ConfigModel, json_schema
 from ..registry import SourcePlugin
 from .source import AirbyteSource
 
-CONFIG_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object", "additionalProperties": False,
-    "oneOf": [{"required": ["package"]}, {"required": ["executable"]}],
-    "properties": {
-        "package": {"type": "string", "description": "PyPI package, e.g. airbyte-source-faker"},
-        "version": {"type": "string"},
-        "executable": {"type": "string", "description": "a connector command already on PATH"},
-        "venvs_dir": {"type": "string", "description": "where connector environments go (default $SPARKLOAD_HOME/connectors)"},
-        "config": {"type": "object", "description": "the connector's own config; use ${ENV} for its secrets"},
-        "check": {"type": "boolean"},
-        "checkpoint_records": {"type": "integer", "minimum": 1,
-                               "description": "seal a load at the first STATE after this many records (default 10000)"},
-        "streams": {"type": "array", "items": {"anyOf": [
-            {"type": "string"},
-            {"type": "object", "required": ["name"], "additionalProperties": False, "properties": {
-                "name": {"type": "string"}, "sync_mode": {"enum": ["incremental", "full_refresh"]},
-                "cursor_field": {"type": "array", "items": {"type": "string"}}}}]}},
-    },
-}
+
+
+class Stream(ConfigModel):
+    name: str
+    sync_mode: Literal["incremental", "full_refresh"] = None
+    cursor_field: List[str] = None
+
+
+class AirbyteConfig(ConfigModel):
+    """A connector from `package` (PyPI) or `executable` (on PATH): exactly one of them."""
+    model_config = ConfigDict(json_schema_extra={"oneOf": [{"required": ["package"]}, {"required": ["executable"]}]})
+
+    package: str = None
+    """PyPI package, e.g. airbyte-source-faker"""
+    version: str = None
+    executable: str = None
+    """a connector command already on PATH"""
+    venvs_dir: str = None
+    """where connector environments go (default $SPARKLOAD_HOME/connectors)"""
+    config: Dict[str, Any] = None
+    """the connector's own config; use ${ENV} for its secrets"""
+    check: bool = None
+    checkpoint_records: int = Field(None, ge=1)
+    """seal a load at the first STATE after this many records (default 10000)"""
+    streams: List[Union[str, Stream]] = None
+
+
+CONFIG_SCHEMA = json_schema(AirbyteConfig)
 
 EXAMPLE = """\
     package: airbyte-source-faker     # a PyPI connector, installed into its own environment

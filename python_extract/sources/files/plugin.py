@@ -1,25 +1,36 @@
 """Entry point of the `files` source plugin, and its config schema."""
+from typing import Any, Dict, List, Literal
+
+from pydantic import Field
+
+from ..config import ConfigModel, TableHints, json_schema
 from ..registry import SourcePlugin
 from .readers import FORMATS
 from .source import files_source
 
-_KEYS = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
 
-CONFIG_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object", "required": ["resources"], "additionalProperties": False,
-    "properties": {"resources": {"type": "array", "minItems": 1, "items": {
-        "type": "object", "required": ["name", "glob"], "additionalProperties": False,
-        "properties": {
-            "name": {"type": "string"}, "glob": {"type": "string"},
-            "format": {"enum": ["auto", *FORMATS]}, "chunk_size": {"type": "integer", "minimum": 1},
-            "delimiter": {"type": "string"}, "lookback_seconds": {"type": "number", "minimum": 0},
-            "incremental": {"type": "boolean"}, "file_column": {"type": "string"},
-            "table_name": {"type": "string"}, "primary_key": _KEYS, "merge_key": _KEYS,
-            "write_disposition": {"anyOf": [{"enum": ["append", "replace", "merge"]}, {"type": "object"}]},
-            "columns": {"type": "object"}, "max_table_nesting": {"type": "integer", "minimum": 0},
-        }}}},
-}
+
+class FileResource(TableHints):
+    name: str
+    glob: str
+    """a local glob (`**` recurses) or an fsspec URL"""
+    format: Literal[("auto", *FORMATS)] = None
+    """by the file name's extension when auto (the default)"""
+    chunk_size: int = Field(None, ge=1)
+    delimiter: str = None
+    lookback_seconds: float = Field(None, ge=0)
+    incremental: bool = None
+    """false: every run reads every file"""
+    file_column: str = None
+    """a column holding each record's file URL"""
+    columns: Dict[str, Any] = None
+
+
+class FilesConfig(ConfigModel):
+    resources: List[FileResource] = Field(min_length=1)
+
+
+CONFIG_SCHEMA = json_schema(FilesConfig)
 
 EXAMPLE = """\
     resources:

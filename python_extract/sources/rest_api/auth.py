@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, List, Optional, Type
+from typing import Any, ClassVar, Dict, List, Literal, Optional, Type
 
 from .paginators import Request
 
@@ -33,7 +33,7 @@ class ApiKey(Auth):
     type: ClassVar[str] = "api_key"
     api_key: str = ""
     name: str = "X-API-Key"
-    location: str = "header"
+    location: Literal["header", "query"] = "header"
 
     def __post_init__(self) -> None:
         if self.location not in ("header", "query"):

@@ -1,13 +1,15 @@
 """The HTTP client of the REST API source: sends requests with auth, retries what is worth retrying,
 applies per-status rules, and pages through an endpoint.
 
-Retries: HTTP 429 and 5xx (and connection errors) up to `max_attempts`, waiting `Retry-After` when the
-server says (seconds or an HTTP date, capped by `max_retry_after`), else exponential backoff from
-`backoff_factor`. Status rules (`response_actions`): `{status_code: 404, action: ignore}` treats that
-response as an empty page; `action: fail` fails at once; every other 4xx fails with the status, URL
-and the start of the body.
+Retries (tenacity): HTTP 429 and 5xx (and connection errors) up to `max_attempts`, waiting
+`Retry-After` when the server says (seconds or an HTTP date, capped by `max_retry_after`), else
+exponential backoff from `backoff_factor`; on giving up, one `HttpError` naming the last attempt.
+Status rules (`response_actions`), checked before any retry: `{status_code: 404, action: ignore}`
+treats that response as an empty page; `action: fail` fails at once; every other 4xx fails with the
+status, URL and the start of the body.
 
-Errors: `HttpError` (a failed request, named by method, URL and status).
+Errors: `HttpError` (a failed request, named by method, URL and status)
+    └── `RetryableError` (429, 5xx or a connection error, still failing after the last attempt).
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional
 from urllib.parse import urljoin
+
+import tenacity
 
 from .auth import Auth
 from .paginators import Paginator, Request
@@ -33,22 +37,45 @@ class HttpError(Exception):
         super().__init__(f"{request.method} {request.url} failed{f' with HTTP {status}' if status else ''}: {detail}")
 
 
+class RetryableError(HttpError):
+    """A failure worth another attempt (429, 5xx, a connection error); raised when none is left."""
+
+    def __init__(self, request: Request, status: Optional[int], detail: str, response: Any = None):
+        self.request, self.response = request, response
+        super().__init__(request, status, detail)
+
+
 @dataclass
 class Retry:
+    """The retry policy (`client.retry` in the config), run by tenacity as dlt's rest client does."""
     max_attempts: int = 5
     backoff_factor: float = 0.5
     max_retry_after: float = 60.0
 
-    def wait(self, attempt: int, response: Any) -> float:
+    def wait(self, state: tenacity.RetryCallState) -> float:
+        """Seconds before the next attempt: the response's Retry-After (seconds or an HTTP date) capped
+        by `max_retry_after`, else backoff_factor * 2 ** (attempts so far - 1)."""
+        error = state.outcome.exception() if state.outcome else None
+        response = getattr(error, "response", None)
         header = response.headers.get("Retry-After") if response is not None else None
         if header:
             try:
                 seconds = float(header)
             except ValueError:
-                parsed = email.utils.parsedate_to_datetime(header)
-                seconds = parsed.timestamp() - time.time()
+                seconds = email.utils.parsedate_to_datetime(header).timestamp() - time.time()
             return max(0.0, min(seconds, self.max_retry_after))
-        return self.backoff_factor * (2 ** attempt)
+        return tenacity.wait_exponential(multiplier=self.backoff_factor)(state)
+
+    def retrying(self) -> tenacity.Retrying:
+        return tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(self.max_attempts), wait=self.wait,
+            retry=tenacity.retry_if_exception_type(RetryableError), reraise=True, before_sleep=_log_retry,
+        )
+
+
+def _log_retry(state: tenacity.RetryCallState) -> None:
+    sent = state.outcome.exception().request
+    log.info("retrying %s %s in %.1fs (attempt %d)", sent.method, sent.url, state.next_action.sleep, state.attempt_number)
 
 
 @dataclass
@@ -74,37 +101,30 @@ class RestClient:
 
     def send(self, request: Request, actions: Optional[List[Dict[str, Any]]] = None) -> Any:
         """The response to `request` after retries, or None when a status rule says ignore."""
+        return self.retry.retrying()(self._attempt, request, [*(actions or []), *self.response_actions])
+
+    def _attempt(self, request: Request, rules: List[Dict[str, Any]]) -> Any:
         import requests
 
-        rules = [*(actions or []), *self.response_actions]
-        for attempt in range(self.retry.max_attempts):
-            sent = Request(request.url, request.method, dict(request.params), {**self.headers, **request.headers}, request.json)
-            if self.auth is not None:
-                self.auth.apply(sent, self.session)
-            response = None
-            try:
-                response = self.session.request(
-                    sent.method, sent.url, params=sent.params, headers=sent.headers, json=sent.json, timeout=self.timeout
-                )
-            except requests.ConnectionError as e:
-                if attempt + 1 == self.retry.max_attempts:
-                    raise HttpError(sent, None, str(e)) from e
-            if response is not None:
-                action = _action_for(rules, response)
-                if action == "ignore":
-                    return None
-                if action == "fail":
-                    raise HttpError(sent, response.status_code, response.text[:200])
-                if response.status_code not in RETRY_STATUS:
-                    if response.status_code >= 400:
-                        raise HttpError(sent, response.status_code, response.text[:200])
-                    return response
-                if attempt + 1 == self.retry.max_attempts:
-                    raise HttpError(sent, response.status_code, f"still failing after {attempt + 1} attempts")
-            delay = self.retry.wait(attempt, response)
-            log.info("retrying %s %s in %.1fs (attempt %d)", sent.method, sent.url, delay, attempt + 1)
-            time.sleep(delay)
-        raise AssertionError("unreachable")
+        sent = Request(request.url, request.method, dict(request.params), {**self.headers, **request.headers}, request.json)
+        if self.auth is not None:
+            self.auth.apply(sent, self.session)  # per attempt: an OAuth2 token may expire while waiting
+        try:
+            response = self.session.request(
+                sent.method, sent.url, params=sent.params, headers=sent.headers, json=sent.json, timeout=self.timeout
+            )
+        except requests.ConnectionError as e:
+            raise RetryableError(sent, None, str(e)) from e
+        action = _action_for(rules, response)
+        if action == "ignore":
+            return None
+        if action == "fail":
+            raise HttpError(sent, response.status_code, response.text[:200])
+        if response.status_code in RETRY_STATUS:
+            raise RetryableError(sent, response.status_code, f"still failing after {self.retry.max_attempts} attempts", response)
+        if response.status_code >= 400:
+            raise HttpError(sent, response.status_code, response.text[:200])
+        return response
 
     def paginate(
         self, request: Request, paginator: Paginator, data_selector: Optional[str] = None,

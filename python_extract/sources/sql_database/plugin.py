@@ -1,29 +1,40 @@
 """Entry point of the `sql_database` source plugin, and its config schema."""
+from typing import Any, Dict, List, Literal
+
+from pydantic import Field
+
+from ..config import ConfigModel, Secret, TableHints, json_schema
 from ..registry import SourcePlugin
 from .source import SqlDatabaseSource
 
-_KEYS = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
-INCREMENTAL = {
-    "type": "object", "required": ["cursor_path"], "additionalProperties": False,
-    "properties": {"cursor_path": {"type": "string"}, "initial_value": {}, "end_value": {},
-                   "range_start": {"enum": ["open", "closed"]}, "range_end": {"enum": ["open", "closed"]},
-                   "lag": {"type": "number", "minimum": 0}},
-}
-CONFIG_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object", "required": ["credentials"], "additionalProperties": False,
-    "properties": {
-        "credentials": {"type": "string", "secret": True, "description": "SQLAlchemy URL, e.g. ${PG_URL}"},
-        "schema": {"type": "string"},
-        "tables": {"type": "array", "items": {"type": "string"}},
-        "chunk_size": {"type": "integer", "minimum": 1},
-        "table_options": {"type": "object", "additionalProperties": {
-            "type": "object", "additionalProperties": False,
-            "properties": {"incremental": INCREMENTAL, "primary_key": _KEYS, "merge_key": _KEYS,
-                           "write_disposition": {"anyOf": [{"enum": ["append", "replace", "merge"]}, {"type": "object"}]},
-                           "table_name": {"type": "string"}, "chunk_size": {"type": "integer", "minimum": 1}}}},
-    },
-}
+
+
+class Incremental(ConfigModel):
+    """A cursor column pushed into the query's WHERE."""
+    cursor_path: str
+    initial_value: Any = None
+    end_value: Any = None
+    range_start: Literal["open", "closed"] = None
+    range_end: Literal["open", "closed"] = None
+    lag: float = Field(None, ge=0)
+
+
+class TableOptions(TableHints):
+    incremental: Incremental = None
+    chunk_size: int = Field(None, ge=1)
+
+
+class SqlDatabaseConfig(ConfigModel):
+    credentials: Secret
+    """SQLAlchemy URL, e.g. ${PG_URL}"""
+    schema_: str = Field(None, alias="schema")
+    tables: List[str] = None
+    """default: every table of the schema"""
+    chunk_size: int = Field(None, ge=1)
+    table_options: Dict[str, TableOptions] = None
+
+
+CONFIG_SCHEMA = json_schema(SqlDatabaseConfig)
 
 EXAMPLE = """\
     credentials: "${SOURCE_DB_URL}"     # a SQLAlchemy URL, from the environment

@@ -1,0 +1,75 @@
+"""Building blocks of source plugin configs: each plugin declares its `config:` block as pydantic models
+and publishes the JSON Schema generated from them (`json_schema`), which `registry.resolve_config`
+checks a pipeline YAML against before anything runs.
+
+- `ConfigModel`: the base of every config model; an unknown key is an error (`extra="forbid"`), and
+  an attribute's docstring becomes its description in the schema.
+- `Secret`: a string field that must be an environment reference (`${NAME}`), never a literal.
+- `TableHints`: the table hints every resource of a source plugin accepts.
+- `component_models`: one model per component dataclass (paginator, auth), its init fields being its
+  YAML keys and `type` naming the class, as a union discriminated by `type`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any, Dict, List, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
+from pydantic.json_schema import GenerateJsonSchema
+
+Keys = Union[str, List[str]]
+Secret = typing.Annotated[str, Field(json_schema_extra={"secret": True})]
+WriteDisposition = Union[Literal["append", "replace", "merge"], Dict[str, Any]]
+
+
+class ConfigModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class TableHints(ConfigModel):
+    table_name: str = None
+    primary_key: Keys = None
+    merge_key: Keys = None
+    write_disposition: WriteDisposition = None
+    """append | replace | merge, or {disposition: merge, strategy: delete-insert | upsert | scd2, ...}"""
+    max_table_nesting: int = Field(None, ge=0)
+
+
+HINTS = tuple(TableHints.model_fields)
+
+
+class _Schema(GenerateJsonSchema):
+    """Omits `default: null` of keys that are optional but not nullable: null is not a valid value."""
+
+    def default_schema(self, schema: Any) -> Dict[str, Any]:
+        if schema.get("default", 0) is None:
+            return self.generate_inner(schema["schema"])
+        return super().default_schema(schema)
+
+
+def json_schema(model: type, dialect: bool = True) -> Dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a config model, as `SourcePlugin.config_schema`."""
+    schema = model.model_json_schema(schema_generator=_Schema)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema} if dialect else schema
+
+
+def component_models(classes: Dict[str, type], secrets: tuple = ()) -> Any:
+    """A union, discriminated by `type`, of one model per component dataclass: `type` is the class's
+    name in `classes`, the other keys its init fields with their annotations and defaults."""
+    models, by_type = [], []
+    for name, cls in sorted(classes.items()):
+        hints = typing.get_type_hints(cls)
+        fields: Dict[str, Any] = {"type": (Literal[name], ...)}
+        for f in dataclasses.fields(cls):
+            if f.init:
+                default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+                kind = Secret if f.name in secrets else hints[f.name]
+                fields[f.name] = (kind, default)
+        model = create_model(f"{cls.__name__}Config", __base__=ConfigModel, __doc__=cls.__doc__, **fields)
+        models.append(model)
+        by_type.append({"if": {"properties": {"type": {"const": name}}}, "then": json_schema(model, dialect=False)})
+    # if/then per type instead of pydantic's oneOf + `discriminator` (an OpenAPI keyword JSON Schema
+    # validators ignore), so an error names the field, not "not valid under any of the given schemas"
+    schema = {"type": "object", "required": ["type"], "properties": {"type": {"enum": sorted(classes)}}, "allOf": by_type}
+    return typing.Annotated[Union[tuple(models)], Field(discriminator="type"), WithJsonSchema(schema)]
