@@ -17,10 +17,10 @@ from typing import Any, Dict, Iterator, List
 
 from ...extract import Source
 from ...extract.resource import Resource, ResourceState
+from ..config import HINTS
 from .listing import FileItem, list_files, open_file
 from .readers import READERS, detect_format
 
-HINTS = ("table_name", "primary_key", "merge_key", "columns", "max_table_nesting", "write_disposition")
 
 
 def new_files(files: List[FileItem], state: Dict[str, Any], lookback: float) -> List[FileItem]:
@@ -61,7 +61,7 @@ def file_resource(cfg: Dict[str, Any]) -> Resource:
             if not every_run:
                 remember(state, item, lookback)
 
-    hints = {k: cfg[k] for k in HINTS if k in cfg}
+    hints = {k: cfg[k] for k in (*HINTS, "columns") if k in cfg}
     return Resource(files, cfg["name"], **hints)
 
 

@@ -25,6 +25,7 @@ import pendulum
 
 from ...extract import Source, date_windows, incremental
 from ...extract.resource import Resource, ResourceState, as_key_list
+from ..config import HINTS
 from .auth import build_auth
 from .client import RestClient, Retry
 from .paginators import Request, build_paginator
@@ -146,8 +147,8 @@ class RestApiSource:
         else:
             def fn():
                 yield from self.pages(endpoint)
-        hints = {k: cfg[k] for k in ("table_name", "primary_key", "merge_key", "columns", "max_table_nesting") if k in cfg}
-        return Resource(fn, name, write_disposition=cfg.get("write_disposition", "append"), **hints)
+        hints = {k: cfg[k] for k in (*HINTS, "columns") if k in cfg}
+        return Resource(fn, name, **hints)
 
     @staticmethod
     def _incremental(inc: Dict[str, Any]):

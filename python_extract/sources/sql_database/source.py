@@ -17,8 +17,8 @@ import pendulum
 
 from ...extract import Source, incremental
 from ...extract.resource import Resource
+from ..config import HINTS
 
-HINTS = ("table_name", "primary_key", "merge_key", "write_disposition", "max_table_nesting")
 
 
 def data_type(sa_type: Any) -> Optional[str]:
