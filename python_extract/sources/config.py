@@ -5,7 +5,7 @@ checks a pipeline YAML against before anything runs.
 - `ConfigModel`: the base of every config model; an unknown key is an error (`extra="forbid"`), and
   an attribute's docstring becomes its description in the schema.
 - `Secret`: a string field that must be an environment reference (`${NAME}`), never a literal.
-- `TableHints`: the table hints every resource of a source plugin accepts.
+- `TableHints`: the table hints (`contract.TableHints`) every resource of a source plugin accepts.
 - `component_models`: one model per component dataclass (paginator, auth), its init fields being its
   YAML keys and `type` naming the class, as a union discriminated by `type`.
 """
@@ -18,9 +18,13 @@ from typing import Any, Dict, List, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 from pydantic.json_schema import GenerateJsonSchema
 
+from .. import contract
+
 Keys = Union[str, List[str]]
 Secret = typing.Annotated[str, Field(json_schema_extra={"secret": True})]
-WriteDisposition = Union[Literal["append", "replace", "merge"], Dict[str, Any]]
+# the dict form is checked by the resource (contract.split_disposition); pydantic reads typing.TypedDict
+# (contract.WriteDispositionConfig) only from Python 3.12
+WriteDisposition = Union[contract.WriteDisposition, Dict[str, Any]]
 
 
 class ConfigModel(BaseModel):
@@ -28,15 +32,14 @@ class ConfigModel(BaseModel):
 
 
 class TableHints(ConfigModel):
+    """contract.TableHints as config keys; `columns` is declared by each plugin that takes it."""
     table_name: str = None
     primary_key: Keys = None
     merge_key: Keys = None
     write_disposition: WriteDisposition = None
-    """append | replace | merge, or {disposition: merge, strategy: delete-insert | upsert | scd2, ...}"""
+    """append | replace | merge, or {disposition: merge, strategy: delete-insert | upsert | scd2 | insert-only}"""
     max_table_nesting: int = Field(None, ge=0)
 
-
-HINTS = tuple(TableHints.model_fields)
 
 
 class _Schema(GenerateJsonSchema):

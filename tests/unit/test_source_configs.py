@@ -60,6 +60,11 @@ def test_retry__retry_after_as_an_http_date_waits_until_then_capped_by_max_retry
     assert 27 <= sleeps[0] <= 30 and sleeps[1] == 10
 
 
+def test_retry__an_invalid_retry_after_backs_off_instead(sleeps):
+    _send(Script((429, {"Retry-After": "soon"}, {}), OK), Retry(backoff_factor=2))
+    assert sleeps == [2]
+
+
 def test_retry__5xx_without_retry_after_backs_off_exponentially_then_gives_up_in_one_line(sleeps):
     script = Script(*[(503, {}, "busy")] * 4)
     with pytest.raises(HttpError) as e:
@@ -185,6 +190,18 @@ def test_schema__a_paginator_takes_its_dataclass_init_fields_with_their_defaults
         keys = {f.name for f in dataclasses.fields(cls) if f.init}
         assert set(by_type[name]) == keys | {"type"}, name
     assert by_type["offset"]["limit"] == {"default": 100, "title": "Limit", "type": "integer"}
+
+
+def test_schema__resources_take_the_contract_table_hints():
+    from python_extract import contract
+    from python_extract.sources.config import TableHints
+    from python_extract.sources.files.plugin import FileResource
+    from python_extract.sources.rest_api.schema import Resource
+
+    assert set(TableHints.model_fields) | {"columns"} == set(contract.TABLE_HINTS)
+    assert set(contract.TABLE_HINTS) <= set(Resource.model_fields) & set(FileResource.model_fields)
+    disposition = get_plugin("files").config_schema["$defs"]["FileResource"]["properties"]["write_disposition"]
+    assert disposition["anyOf"][0]["enum"] == list(contract.WRITE_DISPOSITIONS)
 
 
 def test_build_source__an_unknown_top_level_key_names_the_valid_ones():

@@ -9,6 +9,8 @@ import os
 from dataclasses import dataclass
 from typing import IO, Any, List
 
+from ... import timeutil
+
 
 @dataclass(frozen=True, order=True)
 class FileItem:
@@ -30,7 +32,10 @@ def _mtime(info: dict) -> float:
         if isinstance(value, dt.datetime):
             return value.timestamp()
         if isinstance(value, str):
-            return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+            parsed = timeutil.parse_timestamp(value)
+            if parsed is None:
+                raise ValueError(f"file modified time {key}={value!r} is not an ISO 8601 timestamp")
+            return parsed.timestamp()
     return 0.0
 
 

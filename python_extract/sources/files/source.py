@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, List
 
+from ...contract import TABLE_HINTS
 from ...extract import Source
 from ...extract.resource import Resource, ResourceState
-from ..config import HINTS
 from .listing import FileItem, list_files, open_file
 from .readers import READERS, detect_format
 
@@ -61,7 +61,7 @@ def file_resource(cfg: Dict[str, Any]) -> Resource:
             if not every_run:
                 remember(state, item, lookback)
 
-    hints = {k: cfg[k] for k in (*HINTS, "columns") if k in cfg}
+    hints = {k: cfg[k] for k in TABLE_HINTS if k in cfg}
     return Resource(files, cfg["name"], **hints)
 
 

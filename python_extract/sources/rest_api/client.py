@@ -13,7 +13,6 @@ Errors: `HttpError` (a failed request, named by method, URL and status)
 """
 from __future__ import annotations
 
-import email.utils
 import logging
 import time
 from dataclasses import dataclass, field
@@ -53,17 +52,18 @@ class Retry:
     max_retry_after: float = 60.0
 
     def wait(self, state: tenacity.RetryCallState) -> float:
-        """Seconds before the next attempt: the response's Retry-After (seconds or an HTTP date) capped
-        by `max_retry_after`, else backoff_factor * 2 ** (attempts so far - 1)."""
-        error = state.outcome.exception() if state.outcome else None
-        response = getattr(error, "response", None)
+        """Seconds before the next attempt: the response's Retry-After (whole seconds or an HTTP date,
+        read by urllib3's rule) capped by `max_retry_after`, else backoff_factor * 2 ** (attempts - 1)."""
+        from urllib3.exceptions import InvalidHeader
+        from urllib3.util import Retry as Urllib3Retry
+
+        response = getattr(state.outcome.exception(), "response", None)
         header = response.headers.get("Retry-After") if response is not None else None
         if header:
             try:
-                seconds = float(header)
-            except ValueError:
-                seconds = email.utils.parsedate_to_datetime(header).timestamp() - time.time()
-            return max(0.0, min(seconds, self.max_retry_after))
+                return Urllib3Retry(retry_after_max=self.max_retry_after).parse_retry_after(header)
+            except InvalidHeader:
+                log.warning("ignoring an invalid Retry-After header %r: backing off instead", header)
         return tenacity.wait_exponential(multiplier=self.backoff_factor)(state)
 
     def retrying(self) -> tenacity.Retrying:

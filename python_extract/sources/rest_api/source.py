@@ -21,11 +21,10 @@ import datetime as dt
 import re
 from typing import Any, Dict, Iterator, List, Optional
 
-import pendulum
-
+from ... import timeutil
+from ...contract import TABLE_HINTS
 from ...extract import Source, date_windows, incremental
 from ...extract.resource import Resource, ResourceState, as_key_list
-from ..config import HINTS
 from .auth import build_auth
 from .client import RestClient, Retry
 from .paginators import Request, build_paginator
@@ -45,12 +44,12 @@ def format_bound(value: Any, fmt: Optional[str]) -> Any:
     """A cursor bound as the API wants it: iso (default), epoch seconds, date, or a strftime pattern."""
     if value is None or isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
-    moment = pendulum.parse(value) if isinstance(value, str) else value
+    moment = timeutil.parse(value) if isinstance(value, str) else value
     if isinstance(moment, dt.datetime) and moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.timezone.utc)
+        moment = moment.replace(tzinfo=timeutil.UTC)
     fmt = fmt or "iso"
     if fmt == "iso":
-        return value if isinstance(value, str) else moment.isoformat().replace("+00:00", "Z")
+        return value if isinstance(value, str) else timeutil.iso_z(moment)
     if fmt == "epoch":
         return int(moment.timestamp())
     if fmt == "date":
@@ -147,7 +146,7 @@ class RestApiSource:
         else:
             def fn():
                 yield from self.pages(endpoint)
-        hints = {k: cfg[k] for k in (*HINTS, "columns") if k in cfg}
+        hints = {k: cfg[k] for k in TABLE_HINTS if k in cfg}
         return Resource(fn, name, **hints)
 
     @staticmethod

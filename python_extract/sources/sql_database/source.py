@@ -10,14 +10,12 @@ guesses from values.
 """
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any, Dict, Iterator, List, Optional
 
-import pendulum
-
+from ... import timeutil
+from ...contract import TABLE_HINTS
 from ...extract import Source, incremental
 from ...extract.resource import Resource
-from ..config import HINTS
 
 
 
@@ -40,11 +38,11 @@ def _bound(value: Any, column: Any) -> Any:
     import sqlalchemy as sa
 
     if isinstance(value, str) and isinstance(column.type, (sa.DateTime, sa.Date)):
-        parsed = pendulum.parse(value)
+        parsed = timeutil.parse(value)
         if isinstance(column.type, sa.Date) and not isinstance(column.type, sa.DateTime):
             return parsed.date()
         naive = not getattr(column.type, "timezone", False)
-        return dt.datetime.fromtimestamp(parsed.timestamp(), dt.timezone.utc).replace(tzinfo=None) if naive else parsed
+        return timeutil.from_epoch(parsed.timestamp()).replace(tzinfo=None) if naive else parsed
     return value
 
 
@@ -94,7 +92,7 @@ class SqlDatabaseSource:
             def read():
                 yield from chunks(table.select())
 
-        hints = {k: options[k] for k in HINTS if options.get(k) is not None}
+        hints = {k: options[k] for k in TABLE_HINTS if options.get(k) is not None}
         hints.setdefault("write_disposition", "merge" if inc else "replace")
         return Resource(read, table.name, columns=columns, **hints)
 
