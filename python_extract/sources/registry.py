@@ -1,18 +1,20 @@
 """Source plugins: discovery through the entry-point group `sparkload.sources`, and config checking.
 
-A plugin is a `SourcePlugin`: a name, a one-line description, the JSON Schema of its config, and a
-`build(config, name)` that returns a `Source` (or resources) ready for `pipeline.run`. A third-party
+A plugin is a `SourcePlugin`: a name, a one-line description, the JSON Schema of its config (the
+built-in plugins generate it from pydantic models, see config.py), and a `build(config, name)` that returns a `Source` (or resources) ready for `pipeline.run`. A third-party
 package adds a source by declaring, in its pyproject.toml:
 
     [project.entry-points."sparkload.sources"]
     my_api = "my_package.plugin:plugin"
 
-Config values may reference the environment: a whole value `${NAME}` is replaced by `$NAME`, and
-`${NAME}` inside a string is substituted. A config field marked `"secret": true` in the schema must be
-such a reference (secrets are never inlined in YAML). All of it is checked before any request is sent;
-errors name the YAML path (`source.config.resources[0].endpoint.paginator.type`).
+Config values may reference the environment: `${NAME}` is replaced by `$NAME` (a `string.Template`
+that reads only the braced form, so `$.data` and `$$` stay as written). A config field marked
+`"secret": true` in the schema (`config.Secret`) must be such a reference (secrets are never inlined
+in YAML). All of it is checked before any request is sent, with jsonschema (its `best_match` per
+error); each problem is one line naming the YAML path, and the value as written in the file
+(`source.config.resources[0].endpoint.paginator.limit: 'ten' is not of type 'integer'`).
 
-Errors: `SourceConfigError` (bad config: unknown key, wrong type, missing or inlined secret),
+Errors: `SourceConfigError` (bad config: unknown key, wrong type, missing or inlined secret; names the plugin),
 `UnknownSource` (no plugin of that name; lists the installed ones).
 """
 from __future__ import annotations

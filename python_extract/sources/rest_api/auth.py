@@ -7,7 +7,7 @@
 | `http_basic`         | `username`, `password`                                          |
 | `oauth2_client_credentials` | `access_token_url`, `client_id`, `client_secret`, `scopes`, `default_token_expiration` |
 
-Secret values are resolved from the environment before they get here (see `config.py`); nothing in
+Secret values are resolved from the environment before they get here (see `registry.py`); nothing in
 this module reads or logs them.
 """
 from __future__ import annotations
