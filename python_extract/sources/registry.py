@@ -142,9 +142,9 @@ def _problems(error: Any, raw: Any, resolved: Any, prefix: str) -> List[str]:
     reference, so no resolved secret is printed)."""
     parts = tuple(error.absolute_path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        known = sorted(error.schema.get("properties", {}))
-        return [f"{_path(prefix, parts + (key,))}: unknown key (given {_get(raw, parts + (key,))!r}); expected one of {', '.join(known)}"
-                for key in error.instance if key not in known]
+        known = list(error.schema.get("properties", {}))
+        given = ", ".join(f"{key!r} (given {_get(raw, parts + (key,))!r})" for key in error.instance if key not in known)
+        return [f"{_path(prefix, parts)}: unknown key {given}; expected one of {', '.join(known)}"]
     message = error.message
     written, used = _get(raw, parts), _get(resolved, parts)
     if written != used:

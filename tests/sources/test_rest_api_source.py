@@ -138,7 +138,7 @@ def test_auth_secret_from_environment(api, pipe, monkeypatch):
 
 
 @pytest.mark.parametrize("mutate, message", [
-    (lambda c: c["client"].update(bse_url="x"), "source.config.client.bse_url: unknown key (given 'x')"),
+    (lambda c: c["client"].update(bse_url="x"), "source.config.client: unknown key 'bse_url' (given 'x')"),
     (lambda c: c["resources"][0]["endpoint"].update(paginator={"type": "offset", "limit": "ten"}),
      "source.config.resources[0].endpoint.paginator.limit: 'ten' is not of type 'integer'"),
     (lambda c: c["resources"][0]["endpoint"].update(method="PUT"), "source.config.resources[0].endpoint.method"),

@@ -104,21 +104,21 @@ def _rest(**client):
 
 
 BAD = [
-    ("rest_api", lambda: _rest(bse_url="x"), "source.config.client.bse_url: unknown key (given 'x'); "
-     "expected one of auth, base_url, headers, paginator, response_actions, retry, timeout"),
+    ("rest_api", lambda: _rest(bse_url="x"), "source.config.client: unknown key 'bse_url' (given 'x'); "
+     "expected one of base_url, headers, auth, paginator, retry, response_actions, timeout"),
     ("rest_api", lambda: _rest(paginator={"type": "offset", "limt": 5}),
-     "source.config.client.paginator.limt: unknown key (given 5); expected one of has_more_path, limit,"),
+     "source.config.client.paginator: unknown key 'limt' (given 5); expected one of type, stop_after_empty_page,"),
     ("rest_api", lambda: _rest(paginator={"type": "offset", "limit": "ten"}),
      "source.config.client.paginator.limit: 'ten' is not of type 'integer'"),
     ("rest_api", lambda: _rest(paginator="pages"), "source.config.client.paginator: 'pages' is not one of ['cursor',"),
     ("rest_api", lambda: _rest(auth={"type": "api_key", "api_key": "${SECRET}", "location": "body"}),
      "source.config.client.auth.location: 'body' is not one of ['header', 'query']"),
     ("files", lambda: {"resources": [{"name": "x", "glob": "*.csv", "chunksize": 10}]},
-     "source.config.resources[0].chunksize: unknown key (given 10); expected one of chunk_size, columns,"),
+     "source.config.resources[0]: unknown key 'chunksize' (given 10); expected one of table_name, primary_key,"),
     ("files", lambda: {"resources": [{"name": "x", "glob": "*.xml", "format": "xml"}]},
      "source.config.resources[0].format: 'xml' is not one of ['auto', 'csv', 'jsonl', 'json', 'parquet']"),
     ("sql_database", lambda: {"credentials": "${SECRET}", "table_options": {"t": {"lag": 1}}},
-     "source.config.table_options.t.lag: unknown key (given 1); expected one of chunk_size, incremental,"),
+     "source.config.table_options.t: unknown key 'lag' (given 1); expected one of table_name, primary_key,"),
     ("sql_database", lambda: {"credentials": "${SECRET}", "table_options": {"t": {"incremental": {"cursor_path": "u", "lag": -1}}}},
      "source.config.table_options.t.incremental.lag: -1 is less than the minimum of 0"),
     ("airbyte", lambda: {"package": "p", "streams": [{"name": "s", "sync_mode": "cdc"}]},
@@ -140,7 +140,7 @@ def test_config__a_resolved_secret_is_never_printed_only_its_reference():
     with pytest.raises(SourceConfigError) as e:
         resolve_config(get_plugin("rest_api"), _rest(auth={"type": "bearer", "tokn": "${TOKEN}"},
                                                      paginator={"type": "offset", "limit": "${PAGES}"}), env=env)
-    assert "source.config.client.auth.tokn: unknown key (given '${TOKEN}')" in str(e.value)
+    assert "source.config.client.auth: unknown key 'tokn' (given '${TOKEN}')" in str(e.value)
     assert "source.config.client.paginator.limit: '${PAGES}' is not of type 'integer'" in str(e.value)
     assert "s3cr3t" not in str(e.value) and "many" not in str(e.value)
 
