@@ -14,7 +14,6 @@ Errors: `HttpError` (a failed request, named by method, URL and status)
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional
 from urllib.parse import urljoin
