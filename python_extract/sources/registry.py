@@ -19,13 +19,13 @@ Errors: `SourceConfigError` (bad config: unknown key, wrong type, missing or inl
 """
 from __future__ import annotations
 
-import os
 import string
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Callable, Dict, List, Optional
 
 from ..errors import ConfigError
+from ..settings import Settings
 
 GROUP = "sparkload.sources"
 
@@ -158,7 +158,7 @@ def resolve_config(plugin: SourcePlugin, raw: Dict[str, Any], prefix: str = "sou
     import jsonschema
     from jsonschema.exceptions import best_match
 
-    env = dict(os.environ) if env is None else env
+    env = dict(Settings().environ) if env is None else env
     problems: List[str] = []
     for parts in _secret_paths(plugin.config_schema, raw):
         secret = _get(raw, parts)

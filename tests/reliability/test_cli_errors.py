@@ -46,7 +46,7 @@ CASES = {
                          "{file}: lakehouse.table_format: 'parquet' is not one of ['auto', 'delta', 'iceberg']"),
     "unknown_plugin_config_key": ("source: {type: rest_api, config: {client: {base_url: 'http://127.0.0.1:9/'}, "
                                   "resources: [items], colour: red}}\n", [], 2,
-                                  "{file}: source.config: Additional properties are not allowed ('colour' was unexpected)"),
+                                  "{file}: source.config: unknown key 'colour' (given 'red'); expected one of client, resource_defaults, resources"),
     "args_of_the_wrong_type": ("source: src.py:shop\nargs: {rows: ten}\n", [], 2,
                                "{file}: args.rows: expected int, got str 'ten' (signature: shop(rows: int = 3, big: bool = False))"),
     "args_for_a_plugin": ("source: {type: rest_api, config: {client: {base_url: 'http://127.0.0.1:9/'}, "

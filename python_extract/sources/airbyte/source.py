@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
@@ -30,7 +29,9 @@ def _key(paths: List[List[str]]) -> List[str]:
 
 
 def default_venvs_dir() -> Path:
-    return Path(os.environ.get("SPARKLOAD_HOME", ".sparkload")) / "connectors"
+    from ...lakehouse.config import LakehouseConfig  # the lakehouse home, from the one settings resolver
+
+    return LakehouseConfig.from_env().home / "connectors"
 
 
 class AirbyteSource:

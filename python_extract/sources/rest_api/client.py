@@ -20,6 +20,7 @@ from urllib.parse import urljoin
 
 import tenacity
 
+from ...errors import SparkloadError
 from .auth import Auth
 from .paginators import Paginator, Request
 from .selector import select_records
@@ -29,7 +30,9 @@ log = logging.getLogger("sparkload.rest_api")
 RETRY_STATUS = {429, 500, 502, 503, 504}
 
 
-class HttpError(Exception):
+class HttpError(SparkloadError):
+    """The API answered with an error or could not be reached (exit 1: a step failed)."""
+
     def __init__(self, request: Request, status: Optional[int], detail: str):
         self.status = status
         super().__init__(f"{request.method} {request.url} failed{f' with HTTP {status}' if status else ''}: {detail}")
