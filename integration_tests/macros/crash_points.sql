@@ -9,9 +9,9 @@
   {%- do sparkload.default__run_sparkload_record_loads(ledger, target, load_ids) -%}
 {%- endmacro %}
 
-{% macro default__run_sparkload_record_removed_roots(target, batch_sql, columns, cfg, load_ids) -%}
-  {%- do sparkload.default__run_sparkload_record_removed_roots(target, batch_sql, columns, cfg, load_ids) -%}
-  {%- if var('sparkload_crash_points', {}).get(target.identifier) == 'after_removed_roots' -%}{%- do _crash_point(target) -%}{%- endif -%}
+{% macro default__run_sparkload_record_removed_roots(args) -%}
+  {%- do sparkload.default__run_sparkload_record_removed_roots(args) -%}
+  {%- if var('sparkload_crash_points', {}).get(args.target.identifier) == 'after_removed_roots' -%}{%- do _crash_point(args.target) -%}{%- endif -%}
 {%- endmacro %}
 
 {% macro _crash_point(target) -%}

@@ -4,9 +4,10 @@
     arrived, and then sends its MERGE over a batch that reads slowly (a second per row), so every run
     reads the table before any of them commits: the runs apply the same load at the same moment. -#}
 
-{% macro default__get_sparkload_append_sql(target, batch_sql, columns, cfg) -%}
+{% macro default__get_sparkload_append_sql(args) -%}
+  {%- set target = args.target -%}
   {%- set runs = var('sparkload_race_points', {}).get(target.identifier) -%}
-  {%- if runs and execute and not cfg.batch.into_empty -%}
+  {%- if runs and execute and not args.into_empty -%}
     {%- set points = sparkload.sparkload_relation(api.Relation.create(schema=target.schema, identifier='_race_points')) -%}
     {%- do run_query('insert into ' ~ points ~ ' values (' ~ sparkload.sparkload_literal(target.identifier) ~ ')') -%}
     {%- set state = namespace(arrived=0) -%}
@@ -14,7 +15,7 @@
       {%- set state.arrived = run_query('select count(*) from ' ~ points).columns[0].values()[0] -%}
       {%- if state.arrived < runs -%}{%- do run_query("select reflect('java.lang.Thread', 'sleep', cast(200 as bigint))") -%}{%- endif -%}
     {%- endfor -%}
-    {%- set batch_sql = 'select * from (' ~ batch_sql ~ ") as b where coalesce(reflect('java.lang.Thread', 'sleep', cast(1000 as bigint)), '') is not null" -%}
+    {%- set args = dict(args, batch_sql='select * from (' ~ args.batch_sql ~ ") as b where coalesce(reflect('java.lang.Thread', 'sleep', cast(1000 as bigint)), '') is not null") -%}
   {%- endif -%}
-  {{ return(sparkload.default__get_sparkload_append_sql(target, batch_sql, columns, cfg)) }}
+  {{ return(sparkload.default__get_sparkload_append_sql(args)) }}
 {%- endmacro %}

@@ -2,8 +2,13 @@
     (row counts per load, key bounds for pruning), and how its loads are grouped into statements. -#}
 
 {#- The model's rows restricted to the given loads; emits a select. -#}
+{% macro get_sparkload_batch_sql(model_sql, load_ids) -%}
+  {{ return(adapter.dispatch('get_sparkload_batch_sql', 'sparkload')(model_sql, load_ids)) }}
+{%- endmacro %}
+
 {% macro default__get_sparkload_batch_sql(model_sql, load_ids) -%}
-  {%- set q = adapter.dispatch('sparkload_literal', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set q = sl.sparkload_literal -%}
   {%- set ids = [] -%}
   {%- for id in load_ids or [''] -%}{%- do ids.append(q(id)) -%}{%- endfor -%}
   select * from (
@@ -13,11 +18,16 @@
 
 {#- The batch of a model: a child model's rows are further restricted to children of rows its root
     table holds (children.sql). -#}
+{% macro sparkload_model_batch_sql(model_sql, load_ids, cfg) -%}
+  {{ return(adapter.dispatch('sparkload_model_batch_sql', 'sparkload')(model_sql, load_ids, cfg)) }}
+{%- endmacro %}
+
 {% macro default__sparkload_model_batch_sql(model_sql, load_ids, cfg) -%}
-  {%- set sql = adapter.dispatch('get_sparkload_batch_sql', 'sparkload')(model_sql, load_ids) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set sql = sl.get_sparkload_batch_sql(model_sql, load_ids) -%}
   {#- children of a scd2 root get new ids first (scd2_ids.sql); the child strategy restricts them then -#}
   {%- if cfg.root is not none and not cfg.root.rewrites_ids -%}
-    {%- set sql = adapter.dispatch('get_sparkload_child_rows_sql', 'sparkload')(sql, load_ids, cfg) -%}
+    {%- set sql = sl.get_sparkload_child_rows_sql(sql, load_ids, cfg) -%}
   {%- endif -%}
   {{ return(sql) }}
 {%- endmacro %}
@@ -31,9 +41,13 @@
     distinct keys, so the estimate, a tenth of a second per run, is saved. Returns {'rows', 'loads':
     {load_id: rows}, 'bounds': {key: [min, max]}, 'key_values'}; with `per_load`, also 'per_load':
     {load_id: the same for that load's rows}, from the same pass (scd2 applies one load per statement). -#}
+{% macro fetch_sparkload_batch_stats(batch_sql, keys, keys_repeat=true, max_values=100, per_load=false) -%}
+  {{ return(adapter.dispatch('fetch_sparkload_batch_stats', 'sparkload')(batch_sql, keys, keys_repeat, max_values, per_load)) }}
+{%- endmacro %}
+
 {% macro default__fetch_sparkload_batch_stats(batch_sql, keys, keys_repeat=true, max_values=100, per_load=false) -%}
-  {%- set sl = adapter.dispatch -%}
-  {%- set ident = sl('sparkload_ident', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set ident = sl.sparkload_ident -%}
   {%- set sample = 2 * max_values + 1 -%}
   {%- set aggs, casts = [], [] -%}
   {%- for k in keys -%}
@@ -42,14 +56,14 @@
   {%- endfor -%}
   {%- set sql -%}
     select grouping(`_dlt_load_id`), `_dlt_load_id`, count(*)
-      {%- if keys %}, {% if keys_repeat %}approx_count_distinct(struct({{ sl('sparkload_column_list', 'sparkload')(keys) }})){% else %}count(*){% endif %}, {{ aggs | join(', ') }},
+      {%- if keys %}, {% if keys_repeat %}approx_count_distinct(struct({{ sl.sparkload_column_list(keys) }})){% else %}count(*){% endif %}, {{ aggs | join(', ') }},
       to_json(collect_set(array({{ casts | join(', ') }})) filter (where `__sparkload_row` < {{ sample }})){% endif %}
     from (
       {#- the row's position in its partition: the lower 33 bits of monotonically_increasing_id (Spark's documented layout) -#}
       select *{% if keys %}, monotonically_increasing_id() % 8589934592 as `__sparkload_row`{% endif %} from ({{ batch_sql }}) as b
     ) as `__sparkload_batch` group by grouping sets ((`_dlt_load_id`), ())
   {%- endset -%}
-  {%- set read = sl('_sparkload_stats_of_row', 'sparkload') -%}
+  {%- set read = sl._sparkload_stats_of_row -%}
   {%- set found = namespace(total=read(none, keys, sample)) -%}
   {%- set loads = {} -%}
   {%- for row in run_query(sql) -%}
@@ -59,10 +73,10 @@
       {%- set found.total = read(row, keys, sample) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set q = sl('sparkload_literal', 'sparkload') -%}
+  {%- set q = sl.sparkload_literal -%}
   {#- a partition's first rows hold every row of a load only when the whole batch fits in the sample -#}
   {%- set complete = found.total.rows <= sample -%}
-  {%- set stats = sl('_sparkload_stats_key_values', 'sparkload')(found.total, complete, batch_sql, casts, max_values) -%}
+  {%- set stats = sl._sparkload_stats_key_values(found.total, complete, batch_sql, casts, max_values) -%}
   {%- do stats.update({'loads': {}}) -%}
   {%- for id, s in loads.items() -%}
     {%- do stats.loads.update({id: s.rows}) -%}
@@ -70,7 +84,7 @@
   {%- if per_load -%}
     {%- do stats.update({'per_load': {}}) -%}
     {%- for id, s in loads.items() -%}
-      {%- set one = sl('_sparkload_stats_key_values', 'sparkload')(s, complete, 'select * from (' ~ batch_sql ~ ') as `__sparkload_load` where `_dlt_load_id` = ' ~ q(id), casts, max_values) -%}
+      {%- set one = sl._sparkload_stats_key_values(s, complete, 'select * from (' ~ batch_sql ~ ') as `__sparkload_load` where `_dlt_load_id` = ' ~ q(id), casts, max_values) -%}
       {%- do one.update({'loads': {id: s.rows}}) -%}
       {%- do stats.per_load.update({id: one}) -%}
     {%- endfor -%}
@@ -80,6 +94,10 @@
 
 {#- One row of the statistics query (none: no rows) as {'rows', 'bounds', 'distinct', 'nulls', 'sampled'}:
     `sampled` the key values of the first rows of each partition, as JSON. -#}
+{% macro _sparkload_stats_of_row(row, keys, sample) -%}
+  {{ return(adapter.dispatch('_sparkload_stats_of_row', 'sparkload')(row, keys, sample)) }}
+{%- endmacro %}
+
 {% macro default___sparkload_stats_of_row(row, keys, sample) -%}
   {%- set s = {'rows': row[2] | int if row is not none else 0, 'bounds': {}, 'distinct': 0, 'nulls': false, 'sampled': none} -%}
   {%- if row is none or not keys -%}{{ return(s) }}{%- endif -%}
@@ -94,6 +112,10 @@
 
 {#- {'rows', 'bounds', 'key_values'} of read statistics: the keys from the sample when it is
     `complete`, else from a second query when there are few (`batch_sql`: the rows the statistics are of). -#}
+{% macro _sparkload_stats_key_values(s, complete, batch_sql, casts, max_values) -%}
+  {{ return(adapter.dispatch('_sparkload_stats_key_values', 'sparkload')(s, complete, batch_sql, casts, max_values)) }}
+{%- endmacro %}
+
 {% macro default___sparkload_stats_key_values(s, complete, batch_sql, casts, max_values) -%}
   {%- set stats = {'rows': s.rows, 'bounds': s.bounds, 'key_values': none} -%}
   {%- if not casts or s.rows == 0 or s.nulls -%}{{ return(stats) }}{%- endif -%}
@@ -115,11 +137,16 @@
     per key, as applying them in order would). `sql` is none when the group's loads bring no rows for
     this model: nothing to change. One statistics query serves every group (scd2 over several loads:
     each group its load's figures from it). -#}
+{% macro sparkload_apply_groups(model_sql, pending, cfg) -%}
+  {{ return(adapter.dispatch('sparkload_apply_groups', 'sparkload')(model_sql, pending, cfg)) }}
+{%- endmacro %}
+
 {% macro default__sparkload_apply_groups(model_sql, pending, cfg) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set load_ids = pending.ids -%}
   {%- if not load_ids -%}{{ return([]) }}{%- endif -%}
-  {%- set batch = adapter.dispatch('sparkload_model_batch_sql', 'sparkload') -%}
-  {%- set stats = adapter.dispatch('fetch_sparkload_batch_stats', 'sparkload') -%}
+  {%- set batch = sl.sparkload_model_batch_sql -%}
+  {%- set stats = sl.fetch_sparkload_batch_stats -%}
   {%- set whole = batch(model_sql, load_ids, cfg) -%}
   {%- set per_load = cfg.strategy == 'scd2' and load_ids | length > 1 -%}
   {%- set all = stats(whole, cfg.prune_keys, cfg.prune_keys_repeat, per_load=per_load) -%}

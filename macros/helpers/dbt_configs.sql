@@ -8,9 +8,14 @@
     - on_schema_change: the table evolves itself as `append_new_columns` does (columns new in a load are
       added, columns a load lacks are kept, a type change is an error), so `append_new_columns` and dbt's
       default `ignore` (set on every model) are accepted, `fail` and `sync_all_columns` refused. -#}
+{% macro validate_sparkload_dbt_configs(target) -%}
+  {{ return(adapter.dispatch('validate_sparkload_dbt_configs', 'sparkload')(target)) }}
+{%- endmacro %}
+
 {% macro default__validate_sparkload_dbt_configs(target) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set problems = [] -%}
-  {%- if config.get('grants') and not adapter.dispatch('sparkload_grants_apply', 'sparkload')() -%}
+  {%- if config.get('grants') and not sl.sparkload_grants_apply() -%}
     {%- do problems.append('grants=' ~ config.get('grants') ~ ' cannot be applied: Apache Spark SQL has no GRANT statement (grants apply on Databricks). Remove `grants` from the model.') -%}
   {%- endif -%}
   {%- set contract = config.get('contract') -%}
@@ -28,6 +33,10 @@
 
 {#- Whether the connection's platform has grants: not Apache Spark itself (type spark/sparkload over an
     in-process session or a thrift server); Databricks (dbt-databricks, or dbt-spark over http/odbc) has. -#}
+{% macro sparkload_grants_apply() -%}
+  {{ return(adapter.dispatch('sparkload_grants_apply', 'sparkload')()) }}
+{%- endmacro %}
+
 {% macro default__sparkload_grants_apply() -%}
   {{ return(not (target.type in ['spark', 'sparkload'] and target.method in ['embedded', 'session', 'thrift'])) }}
 {%- endmacro %}

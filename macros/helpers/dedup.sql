@@ -5,15 +5,21 @@
     `_dlt_id`, so the choice is deterministic. `deduplicated` (dlt's delete-insert option) keeps every
     row of the newest load of a key instead of one. A delete row can win: strategies drop those after
     this step. With `duplicate_error` (an SQL expression that raises), a key that occurs twice in one
-    load raises instead, within the same window. Emits a select of `columns`. -#}
-{% macro default__get_sparkload_dedup_sql(source_sql, columns, keys, dedup_sort=none, merge_key=[], duplicate_error=none, deduplicated=false) -%}
-  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
-  {%- set column_list = adapter.dispatch('sparkload_column_list', 'sparkload') -%}
+    load raises instead, within the same window. `oldest_first`: the oldest load of a key wins instead
+    (insert-only). Emits a select of `columns`. -#}
+{% macro get_sparkload_dedup_sql(source_sql, columns, keys, dedup_sort=none, merge_key=[], duplicate_error=none, deduplicated=false, oldest_first=false) -%}
+  {{ return(adapter.dispatch('get_sparkload_dedup_sql', 'sparkload')(source_sql, columns, keys, dedup_sort, merge_key, duplicate_error, deduplicated, oldest_first)) }}
+{%- endmacro %}
+
+{% macro default__get_sparkload_dedup_sql(source_sql, columns, keys, dedup_sort=none, merge_key=[], duplicate_error=none, deduplicated=false, oldest_first=false) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set ident = sl.sparkload_ident -%}
+  {%- set column_list = sl.sparkload_column_list -%}
   {%- if deduplicated and keys -%}
-    {{ return(adapter.dispatch('get_sparkload_dedup_sql', 'sparkload')(
-        adapter.dispatch('get_sparkload_dedup_sql', 'sparkload')(source_sql, columns, [], merge_key=keys), columns, [], merge_key=merge_key)) }}
+    {{ return(sl.get_sparkload_dedup_sql(
+        sl.get_sparkload_dedup_sql(source_sql, columns, [], merge_key=keys), columns, [], merge_key=merge_key)) }}
   {%- endif -%}
-  {%- set order = [ident('_dlt_load_id') ~ ' desc'] -%}
+  {%- set order = [ident('_dlt_load_id') ~ (' asc' if oldest_first else ' desc')] -%}
   {%- for col, direction in (dedup_sort or {}).items() -%}
     {%- do order.append(ident(col) ~ ' ' ~ direction ~ ' nulls last') -%}
   {%- endfor -%}
@@ -35,10 +41,18 @@
   ) as `__sparkload_ranked` where {{ filters | join(' and ') }}
 {%- endmacro %}
 
-{#- The rows a merge applies: get_sparkload_dedup_sql with the model's keys and dedup_sort (and, for
-    upsert without dedup_sort, the duplicate-key error of validate.sql). -#}
-{% macro default__get_sparkload_survivors_sql(batch_sql, columns, cfg) -%}
-  {%- set names = adapter.dispatch('_sparkload_names', 'sparkload')(columns) -%}
-  {%- set error = adapter.dispatch('get_sparkload_duplicate_key_error_sql', 'sparkload')(cfg) -%}
-  {{ return(adapter.dispatch('get_sparkload_dedup_sql', 'sparkload')(batch_sql, names, cfg.primary_key, cfg.dedup_sort, cfg.merge_key, error, cfg.deduplicated)) }}
+{#- The rows a merge applies: get_sparkload_dedup_sql over the batch (`args.batch_sql`) with the model's
+    keys and dedup_sort (and, for upsert and insert-only without dedup_sort, the duplicate-key error of
+    validate.sql). insert-only keeps a key's oldest pending load instead of its newest: a record the
+    first load inserted makes the later loads' rows of its key skipped. -#}
+{% macro get_sparkload_survivors_sql(args) -%}
+  {{ return(adapter.dispatch('get_sparkload_survivors_sql', 'sparkload')(args)) }}
+{%- endmacro %}
+
+{% macro default__get_sparkload_survivors_sql(args) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set cfg = args.cfg -%}
+  {%- set error = sl.get_sparkload_duplicate_key_error_sql(cfg, args.pipelines) -%}
+  {{ return(sl.get_sparkload_dedup_sql(args.batch_sql, sl._sparkload_names(args.columns), cfg.primary_key, cfg.dedup_sort, cfg.merge_key,
+                                    error, cfg.deduplicated, oldest_first=cfg.strategy == 'insert-only')) }}
 {%- endmacro %}

@@ -3,8 +3,13 @@
 
 {#- Null-safe equality of key columns between two aliases: t.`id` <=> s.`id` and ...; `false` without
     keys. Compound keys are compared column by column, never concatenated. -#}
+{% macro get_sparkload_key_predicate_sql(keys, left='t', right='s') -%}
+  {{ return(adapter.dispatch('get_sparkload_key_predicate_sql', 'sparkload')(keys, left, right)) }}
+{%- endmacro %}
+
 {% macro default__get_sparkload_key_predicate_sql(keys, left='t', right='s') -%}
-  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set ident = sl.sparkload_ident -%}
   {%- set parts = [] -%}
   {%- for k in keys -%}
     {%- do parts.append(left ~ '.' ~ ident(k) ~ ' <=> ' ~ right ~ '.' ~ ident(k)) -%}
@@ -15,9 +20,14 @@
 {#- A predicate on target columns only, true for every target row whose `keys` occur in the batch
     (stats from fetch_sparkload_batch_stats): `(t.a, t.b) in (...)` when the batch has few distinct
     keys, else a range per column; a key column holding NULLs in the batch is not pruned. -#}
+{% macro get_sparkload_prune_sql(keys, stats, columns, alias='t') -%}
+  {{ return(adapter.dispatch('get_sparkload_prune_sql', 'sparkload')(keys, stats, columns, alias)) }}
+{%- endmacro %}
+
 {% macro default__get_sparkload_prune_sql(keys, stats, columns, alias='t') -%}
-  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
-  {%- set lit = adapter.dispatch('sparkload_typed_literal', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set ident = sl.sparkload_ident -%}
+  {%- set lit = sl.sparkload_typed_literal -%}
   {%- set types = {} -%}
   {%- for c in columns -%}{%- do types.update({c.name: c.type}) -%}{%- endfor -%}
   {%- if not keys -%}{{ return('true') }}{%- endif -%}

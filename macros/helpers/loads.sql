@@ -3,18 +3,28 @@
     consume the same loads. Every strategy is idempotent, so a crash between a target's commit and its
     ledger entry only means the next run applies that load again, with the same result. -#}
 
+{% macro sparkload_ledger_relation(target) -%}
+  {{ return(adapter.dispatch('sparkload_ledger_relation', 'sparkload')(target)) }}
+{%- endmacro %}
+
 {% macro default__sparkload_ledger_relation(target) -%}
-  {{ return(api.Relation.create(schema=target.schema, identifier='_sparkload_applied_loads', type='table')) }}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {{ return(api.Relation.create(schema=target.schema, identifier=sl.sparkload_contract().tables.applied_loads, type='table')) }}
 {%- endmacro %}
 
 {#- The `_dlt_loads` table of a model node: config `loads_dataset`, else the schema of its first source;
     none when the node names neither (validate.sql says so for the model being run). -#}
+{% macro sparkload_loads_relation(node) -%}
+  {{ return(adapter.dispatch('sparkload_loads_relation', 'sparkload')(node)) }}
+{%- endmacro %}
+
 {% macro default__sparkload_loads_relation(node) -%}
   {%- set found = namespace(dataset=node.config.get('loads_dataset')) -%}
   {%- for node_id in node.depends_on.nodes if node_id.startswith('source.') and found.dataset is none -%}
     {%- set found.dataset = graph.sources[node_id].schema -%}
   {%- endfor -%}
-  {{ return(none if found.dataset is none else api.Relation.create(schema=found.dataset, identifier='_dlt_loads', type='table')) }}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {{ return(none if found.dataset is none else api.Relation.create(schema=found.dataset, identifier=sl.sparkload_contract().tables.loads, type='table')) }}
 {%- endmacro %}
 
 {#- Loads this target has not applied yet, oldest first, as {'ids': [...], 'inserted_at': {id: text},
@@ -23,10 +33,15 @@
     load's status is -1); for a child model, the loads its root model has applied. `covered`: the
     pending loads whose resources covered the model's staging table (`_sparkload_load_tables`), with
     rows or without. The small tables are read in one statement without a join and compared here. -#}
+{% macro fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
+  {{ return(adapter.dispatch('fetch_sparkload_pending_loads', 'sparkload')(cfg, target, full_refresh)) }}
+{%- endmacro %}
+
 {% macro default__fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
-  {%- set q = adapter.dispatch('sparkload_literal', 'sparkload') -%}
-  {%- set rel = adapter.dispatch('sparkload_relation', 'sparkload') -%}
-  {%- set ledger = adapter.dispatch('sparkload_ledger_relation', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set q = sl.sparkload_literal -%}
+  {%- set rel = sl.sparkload_relation -%}
+  {%- set ledger = sl.sparkload_ledger_relation -%}
   {%- set sql -%}
     {%- if cfg.root is not none -%}
       select 'load', `load_id`, cast(null as string), cast(null as string) from {{ rel(ledger(cfg.root.relation)) }}
@@ -61,34 +76,55 @@
     `_sparkload_load_tables` is beside it, in one cheap metadata statement (two without the sparkload
     adapter, fetch_sparkload_table_names): dbt's relation cache does not hold source schemas, and
     listing them describes every staging table. -#}
+{% macro fetch_sparkload_loads_table(loads, need_format) -%}
+  {{ return(adapter.dispatch('fetch_sparkload_loads_table', 'sparkload')(loads, need_format)) }}
+{%- endmacro %}
+
 {% macro default__fetch_sparkload_loads_table(loads, need_format) -%}
-  {%- set rel = adapter.dispatch('sparkload_relation', 'sparkload') -%}
-  {%- set names = adapter.dispatch('fetch_sparkload_table_names', 'sparkload')(loads.schema, loads.identifier ~ '|_sparkload_load_tables') or [] -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set vocabulary = sl.sparkload_contract() -%}
+  {%- set load_tables = vocabulary.tables.load_tables -%}
+  {%- set rel = sl.sparkload_relation -%}
+  {%- set names = sl.fetch_sparkload_table_names(loads.schema, loads.identifier ~ '|' ~ load_tables) or [] -%}
   {%- if loads.identifier not in names -%}{{ return({'exists': false, 'format': none, 'load_tables': none}) }}{%- endif -%}
   {%- set found = namespace(format=none) -%}
   {%- for row in (run_query('describe table extended ' ~ rel(loads)) if need_format else []) if row[0] == 'Provider' -%}
     {%- set found.format = row[1] | lower -%}
   {%- endfor -%}
-  {{ return({'exists': true, 'format': found.format if found.format in ['delta', 'iceberg'] else none,
-             'load_tables': api.Relation.create(schema=loads.schema, identifier='_sparkload_load_tables', type='table')
-                            if '_sparkload_load_tables' in names else none}) }}
+  {{ return({'exists': true, 'format': found.format if found.format in vocabulary.table_formats else none,
+             'load_tables': api.Relation.create(schema=loads.schema, identifier=load_tables, type='table')
+                            if load_tables in names else none}) }}
 {%- endmacro %}
 
 {#- The names of the tables of `schema` that match `pattern` (SHOW TABLES ... LIKE), none when the schema
     does not exist. The sparkload adapter asks once and tells a missing schema by the error (impl.py);
     dbt-spark alone asks whether the schema exists first (SHOW DATABASES), as Jinja cannot catch an error. -#}
+{% macro fetch_sparkload_table_names(schema, pattern) -%}
+  {{ return(adapter.dispatch('fetch_sparkload_table_names', 'sparkload')(schema, pattern)) }}
+{%- endmacro %}
+
 {% macro default__fetch_sparkload_table_names(schema, pattern) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
   {%- if target.type == 'sparkload' -%}{{ return(adapter.fetch_table_names(schema, pattern)) }}{%- endif -%}
   {%- if not adapter.check_schema_exists(none, schema) -%}{{ return(none) }}{%- endif -%}
-  {%- set listed = run_query(adapter.dispatch('get_sparkload_show_tables_sql', 'sparkload')(schema, pattern)) -%}
+  {%- set listed = run_query(sl.get_sparkload_show_tables_sql(schema, pattern)) -%}
   {{ return(listed.columns[1].values() | list if listed.rows | length > 0 else []) }}
 {%- endmacro %}
 
+{% macro get_sparkload_show_tables_sql(schema, pattern) -%}
+  {{ return(adapter.dispatch('get_sparkload_show_tables_sql', 'sparkload')(schema, pattern)) }}
+{%- endmacro %}
+
 {% macro default__get_sparkload_show_tables_sql(schema, pattern) -%}
-  show tables in {{ adapter.dispatch('sparkload_ident', 'sparkload')(schema) }} like {{ adapter.dispatch('sparkload_literal', 'sparkload')(pattern) }}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  show tables in {{ sl.sparkload_ident(schema) }} like {{ sl.sparkload_literal(pattern) }}
 {%- endmacro %}
 
 {#- The staging table a model node reads: the identifier of its first dbt source; none without one. -#}
+{% macro sparkload_staging_table(node) -%}
+  {{ return(adapter.dispatch('sparkload_staging_table', 'sparkload')(node)) }}
+{%- endmacro %}
+
 {% macro default__sparkload_staging_table(node) -%}
   {%- for node_id in node.depends_on.nodes if node_id.startswith('source.') -%}
     {{ return(graph.sources[node_id].identifier) }}
@@ -96,29 +132,44 @@
   {{ return(none) }}
 {%- endmacro %}
 
+{% macro run_sparkload_create_ledger(ledger, file_format) -%}
+  {{ return(adapter.dispatch('run_sparkload_create_ledger', 'sparkload')(ledger, file_format)) }}
+{%- endmacro %}
+
 {% macro default__run_sparkload_create_ledger(ledger, file_format) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
   {%- call statement('sparkload_create_ledger') -%}
-    create table if not exists {{ adapter.dispatch('sparkload_relation', 'sparkload')(ledger) }}
-      (`target` string, `load_id` string, `applied_at` timestamp) {{ adapter.dispatch('get_sparkload_shared_table_options_sql', 'sparkload')(file_format) }}
+    create table if not exists {{ sl.sparkload_relation(ledger) }} {{ sl.get_sparkload_system_table_columns_sql(ledger.identifier) }}
+      {{ sl.get_sparkload_shared_table_options_sql(file_format) }}
   {%- endcall -%}
 {%- endmacro %}
 
 {#- After the target committed: remember the applied loads. -#}
+{% macro run_sparkload_record_loads(ledger, target, load_ids) -%}
+  {{ return(adapter.dispatch('run_sparkload_record_loads', 'sparkload')(ledger, target, load_ids)) }}
+{%- endmacro %}
+
 {% macro default__run_sparkload_record_loads(ledger, target, load_ids) -%}
-  {%- set q = adapter.dispatch('sparkload_literal', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set q = sl.sparkload_literal -%}
   {%- set rows = [] -%}
   {%- for id in load_ids -%}
     {%- do rows.append('(' ~ q(target.schema ~ '.' ~ target.identifier) ~ ', ' ~ q(id) ~ ', current_timestamp())') -%}
   {%- endfor -%}
   {%- call statement('sparkload_record_loads') -%}
-    insert into {{ adapter.dispatch('sparkload_relation', 'sparkload')(ledger) }} values {{ rows | join(', ') }}
+    insert into {{ sl.sparkload_relation(ledger) }} values {{ rows | join(', ') }}
   {%- endcall -%}
 {%- endmacro %}
 
 {#- Full refresh: the target is rebuilt from every completed load, so it forgets what it applied. -#}
+{% macro run_sparkload_forget_loads(ledger, target) -%}
+  {{ return(adapter.dispatch('run_sparkload_forget_loads', 'sparkload')(ledger, target)) }}
+{%- endmacro %}
+
 {% macro default__run_sparkload_forget_loads(ledger, target) -%}
-  {%- set rel = adapter.dispatch('sparkload_relation', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set rel = sl.sparkload_relation -%}
   {%- call statement('sparkload_forget_loads') -%}
-    delete from {{ rel(ledger) }} where `target` = {{ adapter.dispatch('sparkload_literal', 'sparkload')(target.schema ~ '.' ~ target.identifier) }}
+    delete from {{ rel(ledger) }} where `target` = {{ sl.sparkload_literal(target.schema ~ '.' ~ target.identifier) }}
   {%- endcall -%}
 {%- endmacro %}

@@ -28,18 +28,19 @@
 {#- The policy with defaults filled in, sizes in bytes and durations in seconds; none when `raw` is
     none or false. Raises a one-line error naming `where` (the model and table) and the key. -#}
 {% macro default__validate_sparkload_maintenance(raw, where) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
   {%- if raw is none or raw is sameas false -%}{{ return(none) }}{%- endif -%}
   {%- set defaults = {'compact_when': {'small_files': 10, 'delete_files': 10, 'delete_ratio': 0.1},
                       'small_file_size': '32MiB', 'keep_snapshots_for': '7d', 'retain_snapshots': 1,
                       'remove_orphans_older_than': '3d'} -%}
   {%- set given = {} if raw is sameas true else raw -%}
-  {%- set fail = adapter.dispatch('_sparkload_maintenance_fail', 'sparkload') -%}
+  {%- set fail = sl._sparkload_maintenance_fail -%}
   {%- if given is not mapping -%}{{ fail(where, 'maintenance', raw, 'true or a dict of ' ~ defaults.keys() | list | join(', ')) }}{%- endif -%}
   {%- for key in given if key not in defaults -%}{{ fail(where, key, given[key], 'one of the keys ' ~ defaults.keys() | list | join(', ')) }}{%- endfor -%}
   {%- set when = given.get('compact_when', {}) -%}
   {%- if when is not mapping -%}{{ fail(where, 'compact_when', when, 'a dict of ' ~ defaults.compact_when.keys() | list | join(', ')) }}{%- endif -%}
   {%- for key in when if key not in defaults.compact_when -%}{{ fail(where, 'compact_when.' ~ key, when[key], 'one of the keys ' ~ defaults.compact_when.keys() | list | join(', ')) }}{%- endfor -%}
-  {%- set parse = adapter.dispatch('_sparkload_maintenance_value', 'sparkload') -%}
+  {%- set parse = sl._sparkload_maintenance_value -%}
   {%- set policy = {'compact_when': {}} -%}
   {%- for key, default in defaults.compact_when.items() -%}
     {%- do policy.compact_when.update({key: parse(where, 'compact_when.' ~ key, when.get(key, default), 'ratio' if key == 'delete_ratio' else 'count', true)}) -%}
@@ -55,8 +56,13 @@
 
 {#- One policy value as a number: a count (int >= 1), a ratio (0 < r <= 1), a size in bytes or a
     duration in seconds; none only where `nullable`. -#}
+{% macro _sparkload_maintenance_value(where, key, value, kind, nullable) -%}
+  {{ return(adapter.dispatch('_sparkload_maintenance_value', 'sparkload')(where, key, value, kind, nullable)) }}
+{%- endmacro %}
+
 {% macro default___sparkload_maintenance_value(where, key, value, kind, nullable) -%}
-  {%- set fail = adapter.dispatch('_sparkload_maintenance_fail', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set fail = sl._sparkload_maintenance_fail -%}
   {%- set expected = {'count': 'an integer >= 1', 'ratio': 'a number > 0 and <= 1',
                       'size': "bytes or '<n>KiB', '<n>MiB', '<n>GiB'", 'duration': "seconds or '<n>s', '<n>m', '<n>h', '<n>d'"}[kind]
                      ~ (' or none' if nullable else '') -%}
@@ -77,6 +83,10 @@
   {{ fail(where, key, value, expected) }}
 {%- endmacro %}
 
+{% macro _sparkload_maintenance_fail(where, key, value, expected) -%}
+  {{ return(adapter.dispatch('_sparkload_maintenance_fail', 'sparkload')(where, key, value, expected)) }}
+{%- endmacro %}
+
 {% macro default___sparkload_maintenance_fail(where, key, value, expected) -%}
   {%- set msg -%}
     {{ where }}: maintenance {{ key }}={{ value if value is not string else "'" ~ value ~ "'" }} is not valid; expected {{ expected }}. The table is unchanged.
@@ -90,15 +100,20 @@
   {%- if file_format not in ['iceberg', 'delta'] -%}
     {{ exceptions.raise_compiler_error('sparkload maintenance of ' ~ relation ~ ': file_format=' ~ file_format ~ ' has no maintenance; expected iceberg or delta.') }}
   {%- endif -%}
-  {%- set sl = adapter.dispatch -%}  {#- a computed name: dbt's static parser only reads literal dispatch names -#}
-  {{ return(sl('_sparkload_maintain_' ~ file_format, 'sparkload')(relation, policy, dry_run)) }}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set maintain = sl._sparkload_maintain_iceberg if file_format == 'iceberg' else sl._sparkload_maintain_delta -%}
+  {{ return(maintain(relation, policy, dry_run)) }}
+{%- endmacro %}
+
+{% macro _sparkload_maintain_iceberg(relation, policy, dry_run) -%}
+  {{ return(adapter.dispatch('_sparkload_maintain_iceberg', 'sparkload')(relation, policy, dry_run)) }}
 {%- endmacro %}
 
 {% macro default___sparkload_maintain_iceberg(relation, policy, dry_run) -%}
-  {%- set sl = adapter.dispatch -%}
-  {%- set rel = sl('sparkload_relation', 'sparkload')(relation) -%}
-  {%- set name = sl('sparkload_literal', 'sparkload')(rel) -%}
-  {%- set health = sl('_fetch_sparkload_iceberg_health', 'sparkload')(rel, policy) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set rel = sl.sparkload_relation(relation) -%}
+  {%- set name = sl.sparkload_literal(rel) -%}
+  {%- set health = sl._fetch_sparkload_iceberg_health(rel, policy) -%}
   {%- set when = policy.compact_when -%}
   {%- set ratio = (health.deleted_rows / health.data_rows) if health.data_rows > 0 else 0 -%}
   {%- set reasons = [] -%}
@@ -117,19 +132,23 @@
   {%- endif -%}
   {%- if policy.keep_snapshots_for is not none and health.expirable > 0 and health.snapshots > policy.retain_snapshots -%}
     {%- do plan.append({'action': 'expire_snapshots', 'why': health.expirable ~ ' snapshots older than ' ~ health.expire_before, 'sql':
-        'call system.expire_snapshots(table => ' ~ name ~ ', older_than => timestamp ' ~ sl('sparkload_literal', 'sparkload')(health.expire_before)
+        'call system.expire_snapshots(table => ' ~ name ~ ', older_than => timestamp ' ~ sl.sparkload_literal(health.expire_before)
         ~ ', retain_last => ' ~ policy.retain_snapshots ~ ')'}) -%}
   {%- endif -%}
   {%- if policy.remove_orphans_older_than is not none -%}
     {%- do plan.append({'action': 'remove_orphan_files', 'why': 'files older than ' ~ health.orphans_before, 'always_run': true, 'sql':
-        'call system.remove_orphan_files(table => ' ~ name ~ ', older_than => timestamp ' ~ sl('sparkload_literal', 'sparkload')(health.orphans_before)
+        'call system.remove_orphan_files(table => ' ~ name ~ ', older_than => timestamp ' ~ sl.sparkload_literal(health.orphans_before)
         ~ ', dry_run => ' ~ ('true' if dry_run else 'false') ~ ')'}) -%}
   {%- endif -%}
-  {{ return(sl('_run_sparkload_maintenance_plan', 'sparkload')(relation, 'iceberg', health, plan, dry_run)) }}
+  {{ return(sl._run_sparkload_maintenance_plan(relation, 'iceberg', health, plan, dry_run)) }}
 {%- endmacro %}
 
 {#- Files of the current snapshot and snapshots, in one statement over Iceberg's metadata tables; the
     cut-off times are the session's, so they compare with `committed_at` and file times as Iceberg does. -#}
+{% macro _fetch_sparkload_iceberg_health(rel, policy) -%}
+  {{ return(adapter.dispatch('_fetch_sparkload_iceberg_health', 'sparkload')(rel, policy)) }}
+{%- endmacro %}
+
 {% macro default___fetch_sparkload_iceberg_health(rel, policy) -%}
   {%- set sql -%}
     select * from (
@@ -156,9 +175,13 @@
   {{ return(health) }}
 {%- endmacro %}
 
+{% macro _sparkload_maintain_delta(relation, policy, dry_run) -%}
+  {{ return(adapter.dispatch('_sparkload_maintain_delta', 'sparkload')(relation, policy, dry_run)) }}
+{%- endmacro %}
+
 {% macro default___sparkload_maintain_delta(relation, policy, dry_run) -%}
-  {%- set sl = adapter.dispatch -%}
-  {%- set rel = sl('sparkload_relation', 'sparkload')(relation) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set rel = sl.sparkload_relation(relation) -%}
   {%- set detail = run_query('describe detail ' ~ rel) -%}
   {%- set health = {'data_files': detail.columns['numFiles'].values()[0] | int, 'data_bytes': detail.columns['sizeInBytes'].values()[0] | int} -%}
   {%- set plan = [] -%}
@@ -170,11 +193,15 @@
     {%- do plan.append({'action': 'vacuum', 'why': 'files unreferenced for ' ~ policy.keep_snapshots_for ~ ' s', 'sql':
         'vacuum ' ~ rel ~ ' retain ' ~ (policy.keep_snapshots_for / 3600) | round(3) ~ ' hours'}) -%}
   {%- endif -%}
-  {{ return(sl('_run_sparkload_maintenance_plan', 'sparkload')(relation, 'delta', health, plan, dry_run)) }}
+  {{ return(sl._run_sparkload_maintenance_plan(relation, 'delta', health, plan, dry_run)) }}
 {%- endmacro %}
 
 {#- Runs each planned statement (in a dry run, only those that change nothing, e.g. an orphan-file
     listing with dry_run => true) and records its first result row. -#}
+{% macro _run_sparkload_maintenance_plan(relation, file_format, health, plan, dry_run) -%}
+  {{ return(adapter.dispatch('_run_sparkload_maintenance_plan', 'sparkload')(relation, file_format, health, plan, dry_run)) }}
+{%- endmacro %}
+
 {% macro default___run_sparkload_maintenance_plan(relation, file_format, health, plan, dry_run) -%}
   {%- set report = {'table': relation.schema ~ '.' ~ relation.identifier, 'format': file_format, 'health': health,
                     'dry_run': dry_run, 'actions': []} -%}

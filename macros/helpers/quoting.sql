@@ -1,6 +1,11 @@
 {#- Quoting and escaping: every identifier and literal a sparkload macro writes passes through here.
-    Package macros reach each other through adapter.dispatch(name, 'sparkload'), which works both when
-    the package is installed (packages.yml) and when only the adapter ships these macros. -#}
+
+    How the package's macros reach each other: every overridable macro `x` is a wrapper that returns
+    adapter.dispatch('x', 'sparkload')(...) and a `default__x` beside it (a project overrides
+    `<project>__x` or `default__x` through its dispatch search order). Callers call the wrapper through
+    `sl`, set at the top of a macro as `sparkload if sparkload is defined else context`: the package's
+    namespace when it is installed (packages.yml; dbt resolves a bare name in the calling model's
+    package only), the global namespace when only the adapter ships these macros. -#}
 
 {% macro sparkload_ident(name) -%}
   {{ return(adapter.dispatch('sparkload_ident', 'sparkload')(name)) }}
@@ -16,7 +21,8 @@
 {%- endmacro %}
 
 {% macro default__sparkload_relation(relation) -%}
-  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set ident = sl.sparkload_ident -%}
   {{- return(ident(relation.schema) ~ '.' ~ ident(relation.identifier)) -}}
 {%- endmacro %}
 
@@ -38,7 +44,8 @@
 
 {#- `a`, `b` or, with a prefix, s.`a`, s.`b` -#}
 {% macro default__sparkload_column_list(columns, prefix=none) -%}
-  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set ident = sl.sparkload_ident -%}
   {%- set parts = [] -%}
   {%- for c in columns -%}
     {%- do parts.append((prefix ~ '.' if prefix else '') ~ ident(c)) -%}
@@ -48,6 +55,11 @@
 
 {#- A typed literal from a value's string form: cast('2024-01-01' as date). Values fetched from Spark
     as strings (cast(x as string)) round-trip exactly through this cast, whatever the type. -#}
+{% macro sparkload_typed_literal(value, data_type) -%}
+  {{ return(adapter.dispatch('sparkload_typed_literal', 'sparkload')(value, data_type)) }}
+{%- endmacro %}
+
 {% macro default__sparkload_typed_literal(value, data_type) -%}
-  {{- return('cast(' ~ adapter.dispatch('sparkload_literal', 'sparkload')(value) ~ ' as ' ~ data_type ~ ')') -}}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {{- return('cast(' ~ sl.sparkload_literal(value) ~ ' as ' ~ data_type ~ ')') -}}
 {%- endmacro %}

@@ -5,16 +5,25 @@
     column whose type changed stops the run before anything is written. -#}
 
 {#- `using <format> [partitioned by (...)] tblproperties (...)`, shared by CREATE and CREATE OR REPLACE. -#}
+{% macro get_sparkload_table_options_sql(cfg) -%}
+  {{ return(adapter.dispatch('get_sparkload_table_options_sql', 'sparkload')(cfg)) }}
+{%- endmacro %}
+
 {% macro default__get_sparkload_table_options_sql(cfg) -%}
-  {%- set q = adapter.dispatch('sparkload_literal', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set q = sl.sparkload_literal -%}
   {%- set props = [] -%}
   {%- for key, value in cfg.tblproperties.items() -%}{%- do props.append(q(key) ~ ' = ' ~ q(value)) -%}{%- endfor -%}
   using {{ cfg.file_format }}
-  {%- if cfg.partition_by %} partitioned by ({{ adapter.dispatch('sparkload_column_list', 'sparkload')(cfg.partition_by) }}){% endif %}
+  {%- if cfg.partition_by %} partitioned by ({{ sl.sparkload_column_list(cfg.partition_by) }}){% endif %}
   {%- if props %} tblproperties ({{ props | join(', ') }}){% endif %}
 {%- endmacro %}
 
 {#- The target's columns for a batch: the batch's, plus the validity columns of a scd2 root. -#}
+{% macro sparkload_target_columns(columns, cfg) -%}
+  {{ return(adapter.dispatch('sparkload_target_columns', 'sparkload')(columns, cfg)) }}
+{%- endmacro %}
+
 {% macro default__sparkload_target_columns(columns, cfg) -%}
   {%- set all = columns | list -%}
   {%- if cfg.strategy == 'scd2' -%}
@@ -23,32 +32,42 @@
   {{ return(all) }}
 {%- endmacro %}
 
+{% macro run_sparkload_create_target(target, columns, cfg) -%}
+  {{ return(adapter.dispatch('run_sparkload_create_target', 'sparkload')(target, columns, cfg)) }}
+{%- endmacro %}
+
 {% macro default__run_sparkload_create_target(target, columns, cfg) -%}
-  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set ident = sl.sparkload_ident -%}
   {%- set defs = [] -%}
-  {%- for c in adapter.dispatch('sparkload_target_columns', 'sparkload')(columns, cfg) -%}
+  {%- for c in sl.sparkload_target_columns(columns, cfg) -%}
     {%- do defs.append(ident(c.name) ~ ' ' ~ c.type) -%}
   {%- endfor -%}
   {%- call statement('sparkload_create_target') -%}
-    create table {{ adapter.dispatch('sparkload_relation', 'sparkload')(target) }} ({{ defs | join(', ') }})
-    {{ adapter.dispatch('get_sparkload_table_options_sql', 'sparkload')(cfg) }}
+    create table {{ sl.sparkload_relation(target) }} ({{ defs | join(', ') }})
+    {{ sl.get_sparkload_table_options_sql(cfg) }}
   {%- endcall -%}
 {%- endmacro %}
 
 {#- Adds the batch's new columns to the existing target; returns the target's columns afterwards.
     `existing`: the target's columns when known (fetch_sparkload_batch_and_table_columns), else looked up. -#}
-{% macro default__run_sparkload_evolve_target(target, columns, cfg, load_ids, existing=none) -%}
-  {%- set ident = adapter.dispatch('sparkload_ident', 'sparkload') -%}
-  {%- set existing = existing if existing is not none else adapter.dispatch('fetch_sparkload_relation_columns', 'sparkload')(target) -%}
+{% macro run_sparkload_evolve_target(target, columns, cfg, pending, existing=none) -%}
+  {{ return(adapter.dispatch('run_sparkload_evolve_target', 'sparkload')(target, columns, cfg, pending, existing)) }}
+{%- endmacro %}
+
+{% macro default__run_sparkload_evolve_target(target, columns, cfg, pending, existing=none) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set ident = sl.sparkload_ident -%}
+  {%- set existing = existing if existing is not none else sl.fetch_sparkload_relation_columns(target) -%}
   {%- set types = {} -%}
   {%- for c in existing -%}{%- do types.update({c.name: c.type}) -%}{%- endfor -%}
   {%- set added = [] -%}
-  {%- for c in adapter.dispatch('sparkload_target_columns', 'sparkload')(columns, cfg) -%}
+  {%- for c in sl.sparkload_target_columns(columns, cfg) -%}
     {%- if c.name not in types -%}
       {%- do added.append(c) -%}
-    {%- elif not adapter.dispatch('_sparkload_type_fits', 'sparkload')(c.type, types[c.name]) -%}
+    {%- elif not sl._sparkload_type_fits(c.type, types[c.name]) -%}
       {%- set msg -%}
-        sparkload model {{ model.name }}: column `{{ c.name }}` of table {{ target }} is {{ types[c.name] }}, but loads {{ load_ids | join(', ') }} bring {{ c.type }}. A type change is not applied in place: cast the column in the model, or rebuild the table with `dbt run --full-refresh --select {{ model.name }}`. The table is unchanged. {{ adapter.dispatch('sparkload_abort_hint', 'sparkload')(cfg, load_ids) }}
+        sparkload model {{ model.name }}: column `{{ c.name }}` of table {{ target }} is {{ types[c.name] }}, but loads {{ pending.ids | join(', ') }} bring {{ c.type }}. A type change is not applied in place: cast the column in the model, or rebuild the table with `dbt run --full-refresh --select {{ model.name }}`. The table is unchanged. {{ sl.sparkload_abort_hint(cfg, pending.pipelines, pending.ids) }}
       {%- endset -%}
       {{ exceptions.raise_compiler_error(msg) }}
     {%- endif -%}
@@ -57,7 +76,7 @@
     {%- set defs = [] -%}
     {%- for c in added -%}{%- do defs.append(ident(c.name) ~ ' ' ~ c.type) -%}{%- endfor -%}
     {%- call statement('sparkload_add_columns') -%}
-      alter table {{ adapter.dispatch('sparkload_relation', 'sparkload')(target) }} add columns ({{ defs | join(', ') }})
+      alter table {{ sl.sparkload_relation(target) }} add columns ({{ defs | join(', ') }})
     {%- endcall -%}
   {%- endif -%}
   {{ return(existing + added) }}
@@ -66,12 +85,16 @@
 {#- CREATE OR REPLACE the table as `select_sql` (its target columns, in order): replace's statement,
     and every strategy's first statement into a table that does not exist yet, where a MERGE would
     only insert. The table appears in this one commit, or not at all. -#}
+{% macro get_sparkload_create_as_sql(target, select_sql, columns, cfg) -%}
+  {{ return(adapter.dispatch('get_sparkload_create_as_sql', 'sparkload')(target, select_sql, columns, cfg)) }}
+{%- endmacro %}
+
 {% macro default__get_sparkload_create_as_sql(target, select_sql, columns, cfg) -%}
-  {%- set sl = adapter.dispatch -%}
-  {%- set names = sl('_sparkload_names', 'sparkload')(sl('sparkload_target_columns', 'sparkload')(columns, cfg)) -%}
-  create or replace table {{ sl('sparkload_relation', 'sparkload')(target) }}
-  {{ sl('get_sparkload_table_options_sql', 'sparkload')(cfg) }}
-  as select {{ sl('sparkload_column_list', 'sparkload')(names) }} from ({{ select_sql }}) as s
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set names = sl._sparkload_names(sl.sparkload_target_columns(columns, cfg)) -%}
+  create or replace table {{ sl.sparkload_relation(target) }}
+  {{ sl.get_sparkload_table_options_sql(cfg) }}
+  as select {{ sl.sparkload_column_list(names) }} from ({{ select_sql }}) as s
 {%- endmacro %}
 
 {#- The clause an insert-only MERGE into a model's table carries (append, a scd2 root's children). A MERGE
@@ -83,6 +106,10 @@
     (scd2_ids.sql): all models of a schema share it, Iceberg keeps only 16-character bounds of its
     `target` column, so every model's concurrent commit would conflict; a row logged twice by two runs
     is harmless there (the child batch keeps one row per `_dlt_id`). -#}
+{% macro get_sparkload_insert_only_guard_sql() -%}
+  {{ return(adapter.dispatch('get_sparkload_insert_only_guard_sql', 'sparkload')()) }}
+{%- endmacro %}
+
 {% macro default__get_sparkload_insert_only_guard_sql() -%}
   when matched and false then delete
 {%- endmacro %}

@@ -3,12 +3,12 @@
     `sparkload maintenance {json report}` per table, which `sparkload lakehouse maintain` reads. Tables
     are maintained one after another, each action its own commit. -#}
 {% macro sparkload_maintain(tables, file_format, policy=true, dry_run=false) -%}
-  {%- set sl = adapter.dispatch -%}
-  {%- set checked = sl('validate_sparkload_maintenance', 'sparkload')(policy, 'sparkload maintenance') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set checked = sl.validate_sparkload_maintenance(policy, 'sparkload maintenance') -%}
   {%- for name in tables -%}
     {%- set parts = name.split('.') -%}
     {%- set relation = api.Relation.create(schema=parts[0], identifier=parts[1], type='table') -%}
-    {%- set report = sl('run_sparkload_maintenance', 'sparkload')(relation, file_format, checked, dry_run) -%}
+    {%- set report = sl.run_sparkload_maintenance(relation, file_format, checked, dry_run) -%}
     {%- do log('sparkload maintenance ' ~ tojson(report), info=true) -%}
   {%- endfor -%}
 {%- endmacro %}

@@ -3,45 +3,56 @@
     primary key; the newest load wins, then dedup_sort; delete rows only delete; with a merge key only,
     every row of the newest load of that key). No keys: an idempotent append of the non-delete rows.
     Reads: primary_key, merge_key, dedup_sort, hard_delete.
-    Atomic: one MERGE whose source unions the rows to insert with the keys to delete; its only matched
-    action is an unconditional delete, so a target row may match several keys. -#}
-{% macro default__get_sparkload_delete_insert_sql(target, batch_sql, columns, cfg) -%}
-  {%- set sl = adapter.dispatch -%}
-  {%- set names = sl('_sparkload_names', 'sparkload')(columns) -%}
-  {%- set column_list = sl('sparkload_column_list', 'sparkload') -%}
-  {%- set deleted = sl('get_sparkload_deleted_sql', 'sparkload')(cfg, columns, 's') -%}
-  {%- set rows -%}
-    select * from ({{ sl('get_sparkload_survivors_sql', 'sparkload')(batch_sql, columns, cfg) }}) as s
-    {%- if cfg.hard_delete %} where not {{ deleted }}{% endif %}
-  {%- endset -%}
+    Atomic: one MERGE whose source unions the rows to insert (`inserts`) with the keys to delete
+    (`deleted_keys`); its only matched action is an unconditional delete, so a target row may match
+    several keys. -#}
+{% macro get_sparkload_delete_insert_sql(args) -%}
+  {{ return(adapter.dispatch('get_sparkload_delete_insert_sql', 'sparkload')(args)) }}
+{%- endmacro %}
+
+{% macro default__get_sparkload_delete_insert_sql(args) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set cfg, columns = args.cfg, args.columns -%}
+  {%- set names = sl._sparkload_names(columns) -%}
+  {%- set column_list = sl.sparkload_column_list -%}
+  {%- set from_batch = dict(args, batch_sql='select * from `batch`') -%}
+  {#- the surviving non-delete rows: of the batch itself (no MERGE follows), and of the `batch` step -#}
+  {%- set inserts = [] -%}
+  {%- for source in [args, from_batch] -%}
+    {%- do inserts.append('select * from (' ~ sl.get_sparkload_survivors_sql(source) ~ ') as s'
+                          ~ (' where not ' ~ sl.get_sparkload_deleted_sql(cfg, columns, 's') if cfg.hard_delete else '')) -%}
+  {%- endfor -%}
   {%- if not (cfg.primary_key or cfg.merge_key) -%}
-    {{ return(sl('get_sparkload_append_sql', 'sparkload')(target, rows, columns, cfg)) }}
-  {%- elif cfg.batch.into_empty -%}
-    {{ return(sl('get_sparkload_create_as_sql', 'sparkload')(target, rows, columns, cfg)) }}
+    {{ return(sl.get_sparkload_append_sql(dict(args, batch_sql=inserts[0]))) }}
+  {%- elif args.into_empty -%}
+    {{ return(sl.get_sparkload_create_as_sql(args.target, inserts[0], columns, cfg)) }}
   {%- endif -%}
   {#- with both keys, rows matched by merge key are found by their primary key, so one key set matches -#}
   {%- set match = cfg.primary_key or cfg.merge_key -%}
-  {%- set keys -%}
-    select distinct {{ column_list(match) }} from ({{ batch_sql }}) as b
+  {%- set deleted_keys -%}
+    select distinct {{ column_list(match) }} from `batch`
     {%- if cfg.primary_key and cfg.merge_key %}
     union
-    select {{ column_list(cfg.primary_key, 't') }} from {{ sl('sparkload_relation', 'sparkload')(target) }} as t
-    left semi join (select distinct {{ column_list(cfg.merge_key) }} from ({{ batch_sql }})) as s
-      on {{ sl('get_sparkload_key_predicate_sql', 'sparkload')(cfg.merge_key) }}
-      and {{ sl('get_sparkload_prune_sql', 'sparkload')(cfg.merge_key, cfg.batch.stats, columns) }}
+    select {{ column_list(cfg.primary_key, 't') }} from {{ sl.sparkload_relation(args.target) }} as t
+    left semi join (select distinct {{ column_list(cfg.merge_key) }} from `batch`) as s
+      on {{ sl.get_sparkload_key_predicate_sql(cfg.merge_key) }}
+      and {{ sl.get_sparkload_prune_sql(cfg.merge_key, args.stats, columns) }}
     {%- endif %}
   {%- endset -%}
   {%- set padded = [] -%}
-  {%- for c in names -%}{%- do padded.append(sl('sparkload_ident', 'sparkload')(c) if c in match else 'null') -%}{%- endfor -%}
-  merge into {{ sl('sparkload_relation', 'sparkload')(target) }} as t
+  {%- for c in names -%}{%- do padded.append(sl.sparkload_ident(c) if c in match else 'null') -%}{%- endfor -%}
+  merge into {{ sl.sparkload_relation(args.target) }} as t
   using (
-    select {{ column_list(names) }}, 'insert' as `__sparkload_action` from ({{ rows }}) as i
-    union all
-    select {{ padded | join(', ') }}, 'delete' from ({{ keys }}) as k
+  {{ sl.get_sparkload_with_sql([('batch', args.batch_sql),
+                             ('inserts', inserts[1]),
+                             ('deleted_keys', deleted_keys)]) }}
+  select {{ column_list(names) }}, 'insert' as `__sparkload_action` from `inserts`
+  union all
+  select {{ padded | join(', ') }}, 'delete' from `deleted_keys`
   ) as s
-  on s.`__sparkload_action` = 'delete' and {{ sl('get_sparkload_key_predicate_sql', 'sparkload')(match) }}
+  on s.`__sparkload_action` = 'delete' and {{ sl.get_sparkload_key_predicate_sql(match) }}
     {%- if not (cfg.primary_key and cfg.merge_key) %}
-    and {{ sl('get_sparkload_prune_sql', 'sparkload')(match, cfg.batch.stats, columns) }}
+    and {{ sl.get_sparkload_prune_sql(match, args.stats, columns) }}
     {%- endif %}
   when matched then delete
   when not matched and s.`__sparkload_action` = 'insert' then insert ({{ column_list(names) }}) values ({{ column_list(names, 's') }})

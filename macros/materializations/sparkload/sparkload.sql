@@ -6,53 +6,53 @@
     the loads' status once every model of the stage applied them. -#}
 
 {% materialization sparkload, adapter='spark', supported_languages=['sql'] -%}
-  {%- set sl = adapter.dispatch -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set target = this.incorporate(type='table') -%}
-  {%- do sl('validate_sparkload_dbt_configs', 'sparkload')(target) -%}
-  {%- set cfg = sl('validate_sparkload_config', 'sparkload')(target) -%}
+  {%- do sl.validate_sparkload_dbt_configs(target) -%}
+  {%- set cfg = sl.validate_sparkload_config(target) -%}
   {%- set existing = load_cached_relation(this) -%}
   {%- set full_refresh = should_full_refresh() or (existing is not none and not existing.is_table) -%}
-  {%- set ledger = sl('sparkload_ledger_relation', 'sparkload')(target) -%}
+  {%- set ledger = sl.sparkload_ledger_relation(target) -%}
 
   {{ run_hooks(pre_hooks) }}
   {#- dbt created the schema before the run; the ledger exists unless the relation cache lacks it -#}
   {%- if adapter.get_relation(database=none, schema=ledger.schema, identifier=ledger.identifier) is none -%}
-    {%- do sl('run_sparkload_create_ledger', 'sparkload')(ledger, cfg.file_format) -%}
+    {%- do sl.run_sparkload_create_ledger(ledger, cfg.file_format) -%}
   {%- endif -%}
   {%- if full_refresh -%}
-    {%- do sl('run_sparkload_forget_loads', 'sparkload')(ledger, target) -%}
+    {%- do sl.run_sparkload_forget_loads(ledger, target) -%}
     {%- if existing is not none -%}{%- do adapter.drop_relation(existing) -%}{%- endif -%}
     {%- set existing = none -%}
   {%- endif -%}
 
-  {%- set pending = sl('fetch_sparkload_pending_loads', 'sparkload')(cfg, target, full_refresh) -%}
-  {%- do cfg.update({'pipelines': pending.pipelines}) -%}
-  {%- set batch_sql = sl('sparkload_model_batch_sql', 'sparkload')(sql, pending.ids, cfg) -%}
-  {%- set described = sl('fetch_sparkload_batch_and_table_columns', 'sparkload')(batch_sql, existing) -%}
+  {%- set pending = sl.fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
+  {%- set batch_sql = sl.sparkload_model_batch_sql(sql, pending.ids, cfg) -%}
+  {%- set described = sl.fetch_sparkload_batch_and_table_columns(batch_sql, existing) -%}
   {%- set columns = described.batch -%}
-  {%- do sl('validate_sparkload_columns', 'sparkload')(target, cfg, columns, pending.ids) -%}
-  {%- set groups = sl('sparkload_apply_groups', 'sparkload')(sql, pending, cfg) -%}
+  {%- do sl.validate_sparkload_columns(target, cfg, columns, pending) -%}
+  {%- set groups = sl.sparkload_apply_groups(sql, pending, cfg) -%}
   {#- a new table is created by its first strategy statement (CREATE OR REPLACE ... AS SELECT), so a
       failing first statement leaves no table behind; empty only when no statement will run -#}
   {%- set writes = namespace(any=false) -%}
   {%- for group in groups if group.sql is not none -%}{%- set writes.any = true -%}{%- endfor -%}
   {%- if existing is none and not writes.any -%}
-    {%- do sl('run_sparkload_create_target', 'sparkload')(target, columns, cfg) -%}
+    {%- do sl.run_sparkload_create_target(target, columns, cfg) -%}
   {%- endif -%}
-  {%- do cfg.update({'table_is_empty': existing is none}) -%}
-  {%- do cfg.update({'target_columns': sl('sparkload_target_columns', 'sparkload')(columns, cfg) if existing is none
-                                       else sl('run_sparkload_evolve_target', 'sparkload')(target, columns, cfg, pending.ids, described.table)}) -%}
+  {%- set target_columns = sl.sparkload_target_columns(columns, cfg) if existing is none
+                           else sl.run_sparkload_evolve_target(target, columns, cfg, pending, described.table) -%}
 
+  {%- set table = namespace(empty=existing is none) -%}
   {%- for group in groups -%}
-    {%- do sl('run_sparkload_apply_group', 'sparkload')(target, group, columns, cfg, pending) -%}
+    {%- do sl.run_sparkload_apply_group(sl.sparkload_strategy_args(target, group, columns, target_columns, cfg, pending, table.empty)) -%}
+    {%- set table.empty = table.empty and group.sql is none -%}
   {%- endfor -%}
   {%- if cfg.load_status_out is not none -%}
-    {%- do sl('run_sparkload_advance_status', 'sparkload')(cfg) -%}
+    {%- do sl.run_sparkload_advance_status(cfg) -%}
   {%- endif -%}
   {%- if cfg.maintenance is not none and writes.any -%}  {#- after the commit: helpers/maintenance.sql -#}
-    {%- do sl('run_sparkload_maintenance', 'sparkload')(target, cfg.file_format, cfg.maintenance) -%}
+    {%- do sl.run_sparkload_maintenance(target, cfg.file_format, cfg.maintenance) -%}
   {%- endif -%}
-  {%- do sl('sparkload_report_result', 'sparkload')(groups, pending.ids) -%}
+  {%- do sl.sparkload_report_result(groups, pending.ids) -%}
 
   {{ run_hooks(post_hooks) }}
   {%- if config.get('grants') -%}{%- do apply_grants(target, config.get('grants'), should_revoke=true) -%}{%- endif -%}
@@ -60,34 +60,64 @@
   {{ return({'relations': [target]}) }}
 {%- endmaterialization %}
 
+{#- The per-statement arguments of a group, as dbt's incremental materialization hands its strategy a
+    `strategy_arg_dict`: the validated config stays read-only, and what changes from one statement to
+    the next lives here. {'target', 'batch_sql': the group's rows, 'columns': the batch's columns,
+    'target_columns': the table's (after evolution), 'load_ids', 'stats' (fetch_sparkload_batch_stats),
+    'into_empty': the table does not exist yet (the statement creates it), 'boundary': the load's
+    validity boundary as an SQL literal, 'pipelines': {load_id: pipeline}, 'cfg'}. -#}
+{% macro sparkload_strategy_args(target, group, columns, target_columns, cfg, pending, into_empty) -%}
+  {{ return(adapter.dispatch('sparkload_strategy_args', 'sparkload')(target, group, columns, target_columns, cfg, pending, into_empty)) }}
+{%- endmacro %}
+
+{% macro default__sparkload_strategy_args(target, group, columns, target_columns, cfg, pending, into_empty) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set stats = (group.stats or sl.fetch_sparkload_batch_stats(group.sql, cfg.prune_keys, cfg.prune_keys_repeat)) if group.sql is not none else none -%}
+  {%- set boundary = cfg.boundary_timestamp or pending.inserted_at.get(group.load_ids[-1]) -%}
+  {{ return({'target': target, 'batch_sql': group.sql, 'columns': columns, 'target_columns': target_columns,
+             'load_ids': group.load_ids, 'stats': stats, 'into_empty': into_empty,
+             'boundary': sl.sparkload_typed_literal(boundary, 'timestamp'), 'pipelines': pending.pipelines, 'cfg': cfg}) }}
+{%- endmacro %}
+
 {#- One group of loads: its strategy statement (when its loads bring rows, or always for a child
     model), then its ledger entry. A root that replaces or deletes rows of a table with child models
     first logs those rows, so the children can follow. -#}
-{% macro default__run_sparkload_apply_group(target, group, columns, cfg, pending) -%}
-  {%- set sl = adapter.dispatch -%}
-  {%- if group.sql is not none -%}
-    {%- set stats = group.stats or sl('fetch_sparkload_batch_stats', 'sparkload')(group.sql, cfg.prune_keys, cfg.prune_keys_repeat) -%}
-    {%- set boundary = cfg.boundary_timestamp or pending.inserted_at.get(group.load_ids[-1]) -%}
-    {%- do cfg.update({'batch': {'load_ids': group.load_ids, 'stats': stats, 'into_empty': cfg.table_is_empty,
-                                 'boundary': sl('sparkload_typed_literal', 'sparkload')(boundary, 'timestamp')}}) -%}
-    {#- without keys a merge only appends (dlt), and removes no root row -#}
-    {%- if cfg.children and cfg.root is none and cfg.write_disposition == 'merge' and cfg.strategy != 'scd2' and (cfg.primary_key or cfg.merge_key) -%}
-      {%- do sl('run_sparkload_record_removed_roots', 'sparkload')(target, group.sql, columns, cfg, group.load_ids) -%}
+{% macro run_sparkload_apply_group(args) -%}
+  {{ return(adapter.dispatch('run_sparkload_apply_group', 'sparkload')(args)) }}
+{%- endmacro %}
+
+{% macro default__run_sparkload_apply_group(args) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set cfg = args.cfg -%}
+  {%- if args.batch_sql is not none -%}
+    {%- if cfg.children and cfg.removes_rows -%}
+      {%- do sl.run_sparkload_record_removed_roots(args) -%}
     {%- elif cfg.children and cfg.root is none and cfg.strategy == 'scd2' and not cfg.row_version_column_name -%}
-      {%- do sl('run_sparkload_record_scd2_ids', 'sparkload')(target, group.sql, columns, cfg, cfg.family, group.load_ids) -%}
+      {%- do sl.run_sparkload_record_scd2_ids(args) -%}
     {%- endif -%}
     {%- call statement('main') -%}
-      {{ sl(cfg.strategy_macro, 'sparkload')(target, group.sql, columns, cfg) }}
+      {{ sl.get_sparkload_strategy_sql(args) }}
     {%- endcall -%}
-    {%- do cfg.update({'table_is_empty': false}) -%}
   {%- endif -%}
-  {%- do sl('run_sparkload_record_loads', 'sparkload')(ledger=sl('sparkload_ledger_relation', 'sparkload')(target), target=target, load_ids=group.load_ids) -%}
+  {%- do sl.run_sparkload_record_loads(ledger=sl.sparkload_ledger_relation(args.target), target=args.target, load_ids=args.load_ids) -%}
+{%- endmacro %}
+
+{#- The strategy's statement, looked up by the name validate_sparkload_config chose (cfg.strategy_macro:
+    get_sparkload_<strategy>_sql, one file per strategy under strategies/); every strategy takes the
+    per-statement arguments of sparkload_strategy_args. -#}
+{% macro get_sparkload_strategy_sql(args) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {{ return(sl[args.cfg.strategy_macro](args)) }}
 {%- endmacro %}
 
 {#- What dbt prints in brackets after the model: `APPLIED <rows> rows from <n> loads`, or `NO-OP` with
     its reason (no pending loads, or loads that bring no rows for this model: an incremental resource
     with nothing new, another resource's load, a state-only load of `pipeline reset`), also logged as
     one line. The loads are recorded and their status advanced either way. -#}
+{% macro sparkload_report_result(groups, load_ids) -%}
+  {{ return(adapter.dispatch('sparkload_report_result', 'sparkload')(groups, load_ids)) }}
+{%- endmacro %}
+
 {% macro default__sparkload_report_result(groups, load_ids) -%}
   {%- set applied = namespace(rows=0, loads=0) -%}
   {%- for group in groups if group.sql is not none -%}

@@ -2,76 +2,103 @@
     return the normalised config (cfg) the strategies read; the column checks run once the batch's
     columns are known. Each error names the model and the table, and the column and loads it concerns. -#}
 
+{% macro validate_sparkload_config(target) -%}
+  {{ return(adapter.dispatch('validate_sparkload_config', 'sparkload')(target)) }}
+{%- endmacro %}
+
 {% macro default__validate_sparkload_config(target) -%}
-  {%- set sl = adapter.dispatch -%}
-  {%- set as_list = sl('_sparkload_as_list', 'sparkload') -%}
-  {%- set dispositions, strategies = ['append', 'replace', 'merge'], ['delete-insert', 'upsert', 'scd2'] -%}
-  {%- do sl('_sparkload_validate_known_keys', 'sparkload')(target) -%}
-  {%- set root = sl('_sparkload_validate_root', 'sparkload')(target) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set as_list = sl._sparkload_as_list -%}
+  {%- set vocabulary = sl.sparkload_contract() -%}
+  {%- set dispositions, strategies = vocabulary.write_dispositions, vocabulary.merge_strategies -%}
+  {%- do sl._sparkload_validate_known_keys(target) -%}
+  {%- set root = sl._sparkload_validate_root(target) -%}
   {%- set owner = root.node.config if root is not none else config -%}
-  {%- set disposition = owner.get('write_disposition') or 'append' -%}
+  {%- set disposition = owner.get('write_disposition') or vocabulary.default_write_disposition -%}
   {%- if disposition not in dispositions -%}
-    {{ sl('_sparkload_fail', 'sparkload')(target, 'write_disposition=' ~ disposition ~ ' is not valid; expected one of ' ~ dispositions | join(', ') ~ '.') }}
+    {{ sl._sparkload_fail(target, 'write_disposition=' ~ disposition ~ ' is not valid; expected one of ' ~ dispositions | join(', ') ~ '.') }}
   {%- endif -%}
   {#- a child model has no strategy of its own: it follows its root (strategies/child.sql) -#}
-  {%- set strategy = (owner.get('strategy') or 'delete-insert') if disposition == 'merge' and root is none else none -%}
+  {%- set strategy = (owner.get('strategy') or vocabulary.default_merge_strategy) if disposition == 'merge' and root is none else none -%}
   {%- if strategy is not none and strategy not in strategies -%}
-    {{ sl('_sparkload_fail', 'sparkload')(target, 'strategy=' ~ strategy ~ ' is not valid for write_disposition=merge; expected one of ' ~ strategies | join(', ') ~ '.') }}
+    {{ sl._sparkload_fail(target, 'strategy=' ~ strategy ~ ' is not valid for write_disposition=merge; expected one of ' ~ strategies | join(', ') ~ '.') }}
   {%- elif strategy is none and config.get('strategy') -%}
-    {{ sl('_sparkload_fail', 'sparkload')(target, 'strategy=' ~ config.get('strategy') ~ ' applies only to write_disposition=merge, not ' ~ disposition ~ '.') }}
+    {{ sl._sparkload_fail(target, 'strategy=' ~ config.get('strategy') ~ ' applies only to write_disposition=merge, not ' ~ disposition ~ '.') }}
   {%- endif -%}
-  {%- set validity = config.get('validity_column_names') or ['_dlt_valid_from', '_dlt_valid_to'] -%}
-  {%- set loads = sl('sparkload_loads_relation', 'sparkload')(model) -%}
-  {%- set loads_table = sl('fetch_sparkload_loads_table', 'sparkload')(loads, false) if loads is not none else none -%}
+  {%- set loads = sl.sparkload_loads_relation(model) -%}
+  {%- set loads_table = sl.fetch_sparkload_loads_table(loads, false) if loads is not none else none -%}
   {%- if loads is none -%}
-    {{ sl('_sparkload_fail', 'sparkload')(target, 'cannot tell where `_dlt_loads` is: the model selects from no dbt source. Set config loads_dataset=\'<schema of the staging tables>\'.') }}
+    {{ sl._sparkload_fail(target, 'cannot tell where `' ~ vocabulary.tables.loads ~ '` is: the model selects from no dbt source. Set config loads_dataset=\'<schema of the staging tables>\'.') }}
   {%- elif not loads_table.exists -%}
-    {{ sl('_sparkload_fail', 'sparkload')(target, 'the loads table ' ~ loads ~ ' does not exist; run the extractor first, or set loads_dataset.') }}
+    {{ sl._sparkload_fail(target, 'the loads table ' ~ loads ~ ' does not exist; run the extractor first, or set loads_dataset.') }}
   {%- endif -%}
-  {%- set file_format = config.get('file_format') or sl('sparkload_default_file_format', 'sparkload')(loads) -%}
-  {%- set cfg = {
+  {%- set file_format = config.get('file_format') or sl.sparkload_default_file_format(loads) -%}
+  {%- set given = {
       'write_disposition': disposition, 'strategy': strategy, 'root': root,
       'primary_key': as_list(config.get('primary_key')), 'merge_key': as_list(config.get('merge_key')),
       'dedup_sort': config.get('dedup_sort'), 'hard_delete': config.get('hard_delete'),
-      'validity_column_names': as_list(validity), 'active_record_timestamp': config.get('active_record_timestamp'),
+      'validity_column_names': as_list(config.get('validity_column_names') or vocabulary.validity_column_names),
+      'active_record_timestamp': config.get('active_record_timestamp'),
       'boundary_timestamp': config.get('boundary_timestamp'), 'row_version_column_name': config.get('row_version_column_name'),
       'deduplicated': config.get('deduplicated') or false,
-      'load_status_in': owner.get('load_status_in') or 0, 'load_status_out': owner.get('load_status_out'),
-      'loads': loads, 'load_tables': loads_table.load_tables, 'staging_table': sl('sparkload_staging_table', 'sparkload')(model),
-      'file_format': file_format, 'partition_by': as_list(config.get('partition_by')),
-      'tblproperties': sl('sparkload_format_tblproperties', 'sparkload')(file_format),
-      'children': sl('sparkload_child_relations', 'sparkload')(model.name) if root is none else [],
-      'maintenance': sl('validate_sparkload_maintenance', 'sparkload')(config.get('maintenance'), 'sparkload model ' ~ model.name ~ ' (table ' ~ target ~ ')'),
+      'load_status_in': owner.get('load_status_in') or vocabulary.load_status.completed, 'load_status_out': owner.get('load_status_out'),
+      'loads': loads, 'file_format': file_format,
   } -%}
-  {%- do cfg.tblproperties.update(config.get('tblproperties') or {}) -%}
-  {%- do sl('_sparkload_validate_options', 'sparkload')(target, cfg) -%}
+  {%- set ignored = sl._sparkload_validate_options(target, given) -%}
+  {%- set keys = {'primary_key': [] if 'primary_key' in ignored else given.primary_key,
+                  'merge_key': [] if 'merge_key' in ignored else given.merge_key} -%}
   {#- scd2 ids derive from the nested rows too: the staging tables of the records' family (scd2_ids.sql) -#}
-  {%- set versions_by_content = strategy == 'scd2' and not cfg.row_version_column_name -%}
-  {%- do cfg.update({'family': sl('fetch_sparkload_family', 'sparkload')(root.node if root is not none else model)
-                               if versions_by_content or (root is not none and root.rewrites_ids) else none}) -%}
+  {%- set versions_by_content = strategy == 'scd2' and not given.row_version_column_name -%}
   {%- set name = ('child_scd2' if root.rewrites_ids else 'child') if root is not none and disposition != 'replace' else (strategy or disposition) -%}
-  {%- do cfg.update({
-      'strategy_macro': 'get_sparkload_' ~ name | replace('-', '_') ~ '_sql',
-      'prune_keys': cfg.primary_key if strategy == 'upsert' else (cfg.merge_key or cfg.primary_key if strategy else []),
-      'prune_keys_repeat': strategy in ['delete-insert', 'scd2'] and cfg.merge_key | length > 0,
-      'active_literal': sl('sparkload_typed_literal', 'sparkload')(cfg.active_record_timestamp, 'timestamp') if cfg.active_record_timestamp else 'cast(null as timestamp)',
-  }) -%}
-  {{ return(cfg) }}
+  {%- set tblproperties = sl.sparkload_format_tblproperties(file_format) -%}
+  {%- do tblproperties.update(config.get('tblproperties') or {}) -%}
+  {{ return(dict(given,
+      load_tables=loads_table.load_tables, staging_table=sl.sparkload_staging_table(model),
+      partition_by=as_list(config.get('partition_by')), tblproperties=tblproperties,
+      children=sl.sparkload_child_relations(model.name) if root is none else [],
+      removes_rows=root is none and sl.sparkload_removes_rows(disposition, strategy, keys.primary_key + keys.merge_key),
+      maintenance=sl.validate_sparkload_maintenance(config.get('maintenance'), 'sparkload model ' ~ model.name ~ ' (table ' ~ target ~ ')'),
+      family=sl.fetch_sparkload_family(root.node if root is not none else model)
+             if versions_by_content or (root is not none and root.rewrites_ids) else none,
+      strategy_macro='get_sparkload_' ~ name | replace('-', '_') ~ '_sql',
+      prune_keys=keys.primary_key if strategy in ['upsert', 'insert-only'] else (keys.merge_key or keys.primary_key if strategy else []),
+      prune_keys_repeat=strategy in ['delete-insert', 'scd2'] and keys.merge_key | length > 0,
+      active_literal=sl.sparkload_typed_literal(given.active_record_timestamp, 'timestamp') if given.active_record_timestamp else 'cast(null as timestamp)',
+      **keys)) }}
 {%- endmacro %}
 
-{#- Option combinations, file format, timestamps and load statuses. -#}
+{#- Whether a root model's statements replace or delete rows (so its child models must follow): a merge
+    by keys that is not scd2 (which only adds versions) nor insert-only (which only adds records). -#}
+{% macro sparkload_removes_rows(disposition, strategy, keys) -%}
+  {{ return(adapter.dispatch('sparkload_removes_rows', 'sparkload')(disposition, strategy, keys)) }}
+{%- endmacro %}
+
+{% macro default__sparkload_removes_rows(disposition, strategy, keys) -%}
+  {{ return(disposition == 'merge' and strategy in ['delete-insert', 'upsert'] and keys | length > 0) }}
+{%- endmacro %}
+
+{#- Option combinations, file format, timestamps and load statuses of the config as given; returns the
+    keys the strategy ignores, as dlt does (warned about here, dropped by the caller). -#}
+{% macro _sparkload_validate_options(target, cfg) -%}
+  {{ return(adapter.dispatch('_sparkload_validate_options', 'sparkload')(target, cfg)) }}
+{%- endmacro %}
+
 {% macro default___sparkload_validate_options(target, cfg) -%}
-  {%- set fail = adapter.dispatch('_sparkload_fail', 'sparkload') -%}
-  {%- if cfg.strategy == 'upsert' and not cfg.primary_key -%}
-    {{ fail(target, 'strategy=upsert needs primary_key (a column or a list of columns).') }}
-  {%- endif -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set fail = sl._sparkload_fail -%}
+  {%- set vocabulary = sl.sparkload_contract() -%}
+  {%- for strategy in ['upsert', 'insert-only'] if cfg.strategy == strategy and not cfg.primary_key -%}
+    {{ fail(target, 'strategy=' ~ strategy ~ ' needs primary_key (a column or a list of columns).') }}
+  {%- endfor -%}
   {#- dlt ignores these keys, so a ported dlt config keeps them: warn, then ignore -#}
+  {%- set ignored = [] -%}
   {%- for strategy, key, why in [('upsert', 'merge_key', 'upsert updates by primary_key; use strategy=delete-insert to replace rows by merge_key'),
+                                 ('insert-only', 'merge_key', 'insert-only skips the records whose primary_key the table has'),
                                  ('scd2', 'primary_key', 'scd2 tells versions apart by their content; set merge_key to the natural key for incremental extracts')]
         if cfg.strategy == strategy and cfg[key] -%}
     {%- do exceptions.warn('sparkload model ' ~ model.name ~ ' (table ' ~ target ~ '): ' ~ key ~ '=' ~ cfg[key] | join(', ')
         ~ ' is ignored by strategy=' ~ strategy ~ ', as dlt ignores it (' ~ why ~ ').') -%}
-    {%- do cfg.update({key: []}) -%}
+    {%- do ignored.append(key) -%}
   {%- endfor -%}
   {%- if config.get('deduplicated') is not none and (cfg.strategy != 'delete-insert' or config.get('deduplicated') not in [true, false]) -%}
     {{ fail(target, 'deduplicated=' ~ config.get('deduplicated') ~ ' applies only to strategy=delete-insert and is true or false.') }}
@@ -80,10 +107,10 @@
   {%- if cfg.dedup_sort is not none and (cfg.dedup_sort is not mapping or not cfg[key_config]) -%}
     {{ fail(target, 'dedup_sort=' ~ cfg.dedup_sort ~ ' needs ' ~ key_config ~ ' and a mapping of columns to asc or desc, e.g. {\'updated_at\': \'desc\'}.') }}
   {%- endif -%}
-  {%- for col, direction in (cfg.dedup_sort or {}).items() if direction not in ['asc', 'desc'] -%}
-    {{ fail(target, 'dedup_sort column `' ~ col ~ '` has direction ' ~ direction ~ '; expected asc or desc.') }}
+  {%- for col, direction in (cfg.dedup_sort or {}).items() if direction not in vocabulary.dedup_sort_orders -%}
+    {{ fail(target, 'dedup_sort column `' ~ col ~ '` has direction ' ~ direction ~ '; expected ' ~ vocabulary.dedup_sort_orders | join(' or ') ~ '.') }}
   {%- endfor -%}
-  {%- for key in ['validity_column_names', 'active_record_timestamp', 'boundary_timestamp', 'row_version_column_name'] -%}
+  {%- for key in vocabulary.scd2_model_config_keys -%}
     {%- if config.get(key) is not none and cfg.strategy != 'scd2' -%}
       {{ fail(target, key ~ ' applies only to strategy=scd2.') }}
     {%- endif -%}
@@ -92,7 +119,7 @@
     {{ fail(target, 'validity_column_names=' ~ cfg.validity_column_names ~ ' must name two columns: valid from, valid to.') }}
   {%- endif -%}
   {%- for key in ['active_record_timestamp', 'boundary_timestamp'] if cfg[key] is not none -%}
-    {%- set problem = adapter.dispatch('_sparkload_timestamp_problem', 'sparkload')(cfg[key]) -%}
+    {%- set problem = sl._sparkload_timestamp_problem(cfg[key]) -%}
     {%- if problem -%}
       {{ fail(target, key ~ '=' ~ cfg[key] ~ ' is not a date-time: ' ~ problem ~ '. Expected ISO 8601, e.g. 9999-12-31 or 2024-08-21T12:15:00+00:00 (no offset means UTC).') }}
     {%- endif -%}
@@ -100,110 +127,139 @@
   {%- for key in ['load_status_in', 'load_status_out'] if cfg[key] is not none and not (cfg[key] is integer and cfg[key] >= 0) -%}
     {{ fail(target, key ~ '=' ~ cfg[key] ~ ' is not a load status; expected an integer 0 or more (dlt writes 0; -1 marks a load aborted with `sparkload pipeline loads NAME --abort LOAD_ID`).') }}
   {%- endfor -%}
-  {%- if cfg.file_format not in ['delta', 'iceberg'] -%}
-    {{ fail(target, 'file_format=' ~ cfg.file_format ~ ' has no row-level MERGE; expected delta or iceberg.') }}
+  {%- if cfg.file_format not in vocabulary.table_formats -%}
+    {{ fail(target, 'file_format=' ~ cfg.file_format ~ ' has no row-level MERGE; expected ' ~ vocabulary.table_formats | join(' or ') ~ '.') }}
   {%- endif -%}
   {%- if cfg.load_status_out is not none and cfg.load_status_out | string == cfg.load_status_in | string -%}
     {{ fail(target, 'load_status_out=' ~ cfg.load_status_out ~ ' equals load_status_in; a stage must move its loads on.') }}
   {%- endif -%}
-  {%- set members = adapter.dispatch('sparkload_stage_members', 'sparkload')(cfg) if cfg.load_status_out is not none else [] -%}
+  {%- set members = sl.sparkload_stage_members(cfg) if cfg.load_status_out is not none else [] -%}
   {%- for m in members if m.status_out | string != cfg.load_status_out | string -%}
     {{ fail(target, 'load_status_out=' ~ cfg.load_status_out ~ ' but model ' ~ m.name ~ ', which consumes the same loads with load_status_in=' ~ cfg.load_status_in ~ ', sets ' ~ m.status_out ~ '; a stage advances its loads to one status.') }}
   {%- endfor -%}
+  {{ return(ignored) }}
 {%- endmacro %}
 
 {#- A child model's root: config root_model names a sparkload model that is not itself a child and
     that this model depends on. Returns {'node', 'name', 'relation', 'removes_rows'}, or none. -#}
+{% macro _sparkload_validate_root(target) -%}
+  {{ return(adapter.dispatch('_sparkload_validate_root', 'sparkload')(target)) }}
+{%- endmacro %}
+
 {% macro default___sparkload_validate_root(target) -%}
-  {%- set fail = adapter.dispatch('_sparkload_fail', 'sparkload') -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set fail = sl._sparkload_fail -%}
   {%- set name = config.get('root_model') -%}
   {%- if name is none -%}{{ return(none) }}{%- endif -%}
-  {%- set node = adapter.dispatch('sparkload_find_model', 'sparkload')(name) -%}
+  {%- set node = sl.sparkload_find_model(name) -%}
   {%- if node is none or node.config.materialized != 'sparkload' or node.config.get('root_model') -%}
     {{ fail(target, 'root_model=' ~ name ~ ' is not a sparkload model of this project that has no root_model itself; a child model names the model of its root table (for `a__b__c`, the model of `a`).') }}
   {%- elif node.unique_id not in model.depends_on.nodes -%}
     {{ fail(target, 'root_model=' ~ name ~ ' must run first: add the line `-- depends_on: {{ ref(\'' ~ name ~ '\') }}` to the model.') }}
   {%- endif -%}
-  {%- for key in ['write_disposition', 'strategy', 'primary_key', 'merge_key', 'dedup_sort', 'hard_delete', 'deduplicated', 'load_status_in', 'load_status_out'] if config.get(key) is not none -%}
+  {%- set vocabulary = sl.sparkload_contract() -%}
+  {%- for key in vocabulary.root_model_config_keys if config.get(key) is not none -%}
     {{ fail(target, key ~ ' is set, but a child model follows its root model ' ~ name ~ '; set it there.') }}
   {%- endfor -%}
-  {%- set strategy = node.config.get('strategy') or 'delete-insert' -%}
-  {{ return({'node': node, 'name': name, 'relation': adapter.dispatch('sparkload_node_relation', 'sparkload')(node),
-             'rewrites_ids': node.config.get('write_disposition') == 'merge' and strategy == 'scd2' and not node.config.get('row_version_column_name'),
-             'removes_rows': node.config.get('write_disposition') == 'merge' and strategy != 'scd2'
-                             and (node.config.get('primary_key') or node.config.get('merge_key') or []) | length > 0}) }}
+  {%- set disposition = node.config.get('write_disposition') or vocabulary.default_write_disposition -%}
+  {%- set strategy = node.config.get('strategy') or vocabulary.default_merge_strategy -%}
+  {%- set keys = sl._sparkload_as_list(node.config.get('primary_key')) + sl._sparkload_as_list(node.config.get('merge_key')) -%}
+  {{ return({'node': node, 'name': name, 'relation': sl.sparkload_node_relation(node),
+             'rewrites_ids': disposition == 'merge' and strategy == 'scd2' and not node.config.get('row_version_column_name'),
+             'removes_rows': sl.sparkload_removes_rows(disposition, strategy, keys)}) }}
 {%- endmacro %}
 
 {#- The batch's columns: the `_dlt` columns every model keeps, the columns the config names, and no
     column named like a validity column. -#}
-{% macro default__validate_sparkload_columns(target, cfg, columns, load_ids) -%}
-  {%- set names = adapter.dispatch('_sparkload_names', 'sparkload')(columns) -%}
+{% macro validate_sparkload_columns(target, cfg, columns, pending) -%}
+  {{ return(adapter.dispatch('validate_sparkload_columns', 'sparkload')(target, cfg, columns, pending)) }}
+{%- endmacro %}
+
+{% macro default__validate_sparkload_columns(target, cfg, columns, pending) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set names = sl._sparkload_names(columns) -%}
+  {%- set load_ids = pending.ids -%}
   {%- set loads = ' (loads ' ~ load_ids | join(', ') ~ ')' -%}
-  {%- set required = ['_dlt_load_id', '_dlt_id'] + (['_dlt_root_id'] if cfg.root is not none else []) -%}
+  {%- set dlt = sl.sparkload_contract().columns -%}
+  {%- set required = [dlt.load_id, dlt.id] + ([dlt.root_id] if cfg.root is not none else []) -%}
   {%- for col in required if col not in names -%}
-    {{ adapter.dispatch('_sparkload_fail', 'sparkload')(target, 'column `' ~ col ~ '` is missing' ~ loads ~ '; a sparkload model selects the staging rows with their ' ~ required | join(', ') ~ ' columns.') }}
+    {{ sl._sparkload_fail(target, 'column `' ~ col ~ '` is missing' ~ loads ~ '; a sparkload model selects the staging rows with their ' ~ required | join(', ') ~ ' columns.') }}
   {%- endfor -%}
   {%- set named = {'primary_key': cfg.primary_key, 'merge_key': cfg.merge_key, 'dedup_sort': (cfg.dedup_sort or {}).keys() | list,
-
                    'row_version_column_name': [cfg.row_version_column_name] if cfg.row_version_column_name else []} -%}
   {%- if cfg.hard_delete and cfg.hard_delete not in names -%}
     {{ log('sparkload model ' ~ model.name ~ ': hard_delete column `' ~ cfg.hard_delete ~ '` is not among the columns of loads ' ~ load_ids | join(', ') ~ ' (it held only NULLs, or never occurred): no deletes in them.', info=true) }}
   {%- endif -%}
   {%- for key, cols in named.items() -%}
     {%- for col in cols if col not in names -%}
-      {{ adapter.dispatch('_sparkload_fail', 'sparkload')(target, key ~ ' column `' ~ col ~ '` is not among the model\'s columns (' ~ names | join(', ') ~ ')' ~ loads ~ '. '
-          ~ adapter.dispatch('sparkload_abort_hint', 'sparkload')(cfg, load_ids)) }}
+      {{ sl._sparkload_fail(target, key ~ ' column `' ~ col ~ '` is not among the model\'s columns (' ~ names | join(', ') ~ ')' ~ loads ~ '. '
+          ~ sl.sparkload_abort_hint(cfg, pending.pipelines, load_ids)) }}
     {%- endfor -%}
   {%- endfor -%}
   {%- for col in cfg.validity_column_names if cfg.strategy == 'scd2' and cfg.root is none and col in names -%}
-    {{ adapter.dispatch('_sparkload_fail', 'sparkload')(target, 'the model selects a column `' ~ col ~ '`, which is a validity column of strategy=scd2' ~ loads ~ '; rename it, or set validity_column_names.') }}
+    {{ sl._sparkload_fail(target, 'the model selects a column `' ~ col ~ '`, which is a validity column of strategy=scd2' ~ loads ~ '; rename it, or set validity_column_names.') }}
   {%- endfor -%}
 {%- endmacro %}
 
-{#- Upsert keeps one row per key, so a key twice in one load needs dedup_sort to pick a row. The check
-    runs inside the statement (dedup.sql), on the window that deduplicates anyway: an SQL expression
-    that raises this message, naming the key and the load, and fails the statement. -#}
-{% macro default__get_sparkload_duplicate_key_error_sql(cfg) -%}
-  {%- set sl = adapter.dispatch -%}
-  {%- if cfg.strategy != 'upsert' or cfg.dedup_sort -%}{{ return(none) }}{%- endif -%}
-  {%- set q = sl('sparkload_literal', 'sparkload') -%}
+{#- Upsert and insert-only keep one row per key, so a key twice in one load needs dedup_sort to pick a
+    row. The check runs inside the statement (dedup.sql), on the window that deduplicates anyway: an SQL
+    expression that raises this message, naming the key and the load, and fails the statement. -#}
+{% macro get_sparkload_duplicate_key_error_sql(cfg, pipelines) -%}
+  {{ return(adapter.dispatch('get_sparkload_duplicate_key_error_sql', 'sparkload')(cfg, pipelines)) }}
+{%- endmacro %}
+
+{% macro default__get_sparkload_duplicate_key_error_sql(cfg, pipelines) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- if cfg.strategy not in ['upsert', 'insert-only'] or cfg.dedup_sort -%}{{ return(none) }}{%- endif -%}
+  {%- set q = sl.sparkload_literal -%}
   {%- set shown = [] -%}
   {%- for k in cfg.primary_key -%}
-    {%- do shown.append('concat(' ~ q(k ~ '=') ~ ', coalesce(cast(' ~ sl('sparkload_ident', 'sparkload')(k) ~ ' as string), \'NULL\'))') -%}
+    {%- do shown.append('concat(' ~ q(k ~ '=') ~ ', coalesce(cast(' ~ sl.sparkload_ident(k) ~ ' as string), \'NULL\'))') -%}
   {%- endfor -%}
   {%- set prefix -%}
-    sparkload model {{ model.name }} (table {{ this }}): strategy=upsert needs one row per primary_key ({{ cfg.primary_key | join(', ') }}) in each load, but
+    sparkload model {{ model.name }} (table {{ this }}): strategy={{ cfg.strategy }} needs one row per primary_key ({{ cfg.primary_key | join(', ') }}) in each load, but
   {%- endset -%}
   {%- set suffix = '. Set dedup_sort to choose a row, or use strategy=delete-insert. The table is unchanged. ' -%}
   {{ return('raise_error(concat(' ~ q(prefix ~ ' ') ~ ', concat_ws(\', \', ' ~ shown | join(', ') ~ '), '
       ~ q(' occurs more than once in load ') ~ ', `_dlt_load_id`, ' ~ q(suffix) ~ ', '
-      ~ sl('sparkload_abort_hint', 'sparkload')(cfg, '`_dlt_load_id`', as_sql=true) ~ '))') }}
+      ~ sl.sparkload_abort_hint(cfg, pipelines, '`_dlt_load_id`', as_sql=true) ~ '))') }}
 {%- endmacro %}
 
 {#- The config keys of a sparkload model, besides dbt's own (ModelConfig of dbt-core 1.11) and dbt-spark's. -#}
+{% macro sparkload_config_keys() -%}
+  {{ return(adapter.dispatch('sparkload_config_keys', 'sparkload')()) }}
+{%- endmacro %}
+
 {% macro default__sparkload_config_keys() -%}
-  {{ return(['write_disposition', 'strategy', 'primary_key', 'merge_key', 'dedup_sort', 'hard_delete', 'deduplicated',
-             'validity_column_names', 'active_record_timestamp', 'boundary_timestamp', 'row_version_column_name',
-             'load_status_in', 'load_status_out', 'loads_dataset', 'root_model', 'file_format', 'partition_by', 'tblproperties',
-             'maintenance']) }}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {{ return(sl.sparkload_contract().model_config_keys) }}
 {%- endmacro %}
 
 {#- A key no one knows is a typo: refuse it with the valid keys. dbt's own model configs (every model
     carries them, with defaults) pass; dbt-spark's table options sparkload does not apply
     (location_root, clustered_by, buckets, options, merge_update_columns) are refused like typos. -#}
+{% macro _sparkload_validate_known_keys(target) -%}
+  {{ return(adapter.dispatch('_sparkload_validate_known_keys', 'sparkload')(target)) }}
+{%- endmacro %}
+
 {% macro default___sparkload_validate_known_keys(target) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set dbt_keys = ['access', 'alias', 'batch_size', 'begin', 'column_types', 'concurrent_batches', 'contract', 'database', 'docs',
         'enabled', 'event_time', 'freshness', 'full_refresh', 'grants', 'group', 'incremental_strategy', 'lookback', 'materialized',
         'meta', 'on_configuration_change', 'on_schema_change', 'packages', 'persist_docs', 'post-hook', 'pre-hook', 'post_hook',
         'pre_hook', 'quoting', 'schema', 'static_analysis', 'tags', 'unique_key', 'sql_header'] -%}
-  {%- set ours = adapter.dispatch('sparkload_config_keys', 'sparkload')() -%}
+  {%- set ours = sl.sparkload_config_keys() -%}
   {%- for key in model.config.keys() | sort if key not in ours and key not in dbt_keys and not key.startswith('_') -%}
-    {{ adapter.dispatch('_sparkload_fail', 'sparkload')(target, 'config key `' ~ key ~ '` is unknown; a sparkload model takes ' ~ ours | join(', ') ~ ' (and dbt\'s own model configs).') }}
+    {{ sl._sparkload_fail(target, 'config key `' ~ key ~ '` is unknown; a sparkload model takes ' ~ ours | join(', ') ~ ' (and dbt\'s own model configs).') }}
   {%- endfor -%}
 {%- endmacro %}
 
 {#- Why `value` is not a date-time, or '' when it is: YYYY-MM-DD, optionally with THH:MM[:SS[.fraction]]
     and an offset (Z or +HH:MM); every field in range. Without an offset it is UTC. -#}
+{% macro _sparkload_timestamp_problem(value) -%}
+  {{ return(adapter.dispatch('_sparkload_timestamp_problem', 'sparkload')(value)) }}
+{%- endmacro %}
+
 {% macro default___sparkload_timestamp_problem(value) -%}
   {%- set m = modules.re.match('^(\\d{4})-(\\d{2})-(\\d{2})(?:[T ](\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.\\d{1,9})?)?)?(?:Z|z|([+-])(\\d{2}):?(\\d{2}))?$', value | string) -%}
   {%- if value is not string or m is none -%}{{ return('not of the form YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|+HH:MM]') }}{%- endif -%}
@@ -220,14 +276,24 @@
 {%- endmacro %}
 
 {#- How to get past a load a model refuses: abort it, so every model skips it. `load_ids` is a list
-    of ids, or with `as_sql` an SQL expression of one id; the pipeline is the loads' schema_name. -#}
-{% macro default__sparkload_abort_hint(cfg, load_ids, as_sql=false) -%}
-  {%- set pipeline = (cfg.get('pipelines', {}).values() | select | list)[:1] | join or '<pipeline>' -%}
+    of ids, or with `as_sql` an SQL expression of one id; the pipeline is the loads' schema_name
+    (`pipelines`: {load_id: schema_name} of the pending loads). -#}
+{% macro sparkload_abort_hint(cfg, pipelines, load_ids, as_sql=false) -%}
+  {{ return(adapter.dispatch('sparkload_abort_hint', 'sparkload')(cfg, pipelines, load_ids, as_sql)) }}
+{%- endmacro %}
+
+{% macro default__sparkload_abort_hint(cfg, pipelines, load_ids, as_sql=false) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set pipeline = (pipelines.values() | select | list)[:1] | join or '<pipeline>' -%}
   {%- set command = 'To skip the load instead: sparkload pipeline loads ' ~ pipeline ~ ' --dataset-name ' ~ cfg.loads.schema ~ ' --abort ' -%}
   {%- if as_sql -%}
-    {{ return('concat(' ~ adapter.dispatch('sparkload_literal', 'sparkload')(command) ~ ', ' ~ load_ids ~ ')') }}
+    {{ return('concat(' ~ sl.sparkload_literal(command) ~ ', ' ~ load_ids ~ ')') }}
   {%- endif -%}
   {{ return(command ~ load_ids | join(' --abort ')) }}
+{%- endmacro %}
+
+{% macro _sparkload_fail(target, problem) -%}
+  {{ return(adapter.dispatch('_sparkload_fail', 'sparkload')(target, problem)) }}
 {%- endmacro %}
 
 {% macro default___sparkload_fail(target, problem) -%}
@@ -235,6 +301,10 @@
     sparkload model {{ model.name }} (table {{ target }}): {{ problem }} The table is unchanged.
   {%- endset -%}
   {{ exceptions.raise_compiler_error(msg) }}
+{%- endmacro %}
+
+{% macro _sparkload_as_list(value) -%}
+  {{ return(adapter.dispatch('_sparkload_as_list', 'sparkload')(value)) }}
 {%- endmacro %}
 
 {% macro default___sparkload_as_list(value) -%}

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 
-from . import delete_insert, dispositions, extract, failures, nested, scd2, switches, upsert
+from . import delete_insert, dispositions, extract, failures, insert_only, nested, scd2, switches, upsert
 
-ALL = [s for m in (dispositions, delete_insert, upsert, scd2, nested, switches, failures, extract) for s in m.SCENARIOS]
+ALL = [s for m in (dispositions, delete_insert, upsert, insert_only, scd2, nested, switches, failures, extract) for s in m.SCENARIOS]
 _names = [s.name for s in ALL]
 assert len(_names) == len(set(_names)), sorted({n for n in _names if _names.count(n) > 1})
 _others = [s for s in ALL if s.item is None and s.on_purpose is None]
