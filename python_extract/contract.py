@@ -86,6 +86,8 @@ class RootModelConfig(typing.TypedDict, total=False):
     deduplicated: bool
     load_status_in: int
     load_status_out: int
+    sequence_by: Keys  # beyond dlt: the source's order of changes (docs/beyond-dlt.md)
+    tombstone_retention: str  # beyond dlt: how long a sequenced delete keeps its key from coming back
 
 
 class Scd2ModelConfig(typing.TypedDict, total=False):
@@ -94,6 +96,7 @@ class Scd2ModelConfig(typing.TypedDict, total=False):
     active_record_timestamp: str
     boundary_timestamp: str
     row_version_column_name: str
+    boundary_column: str  # beyond dlt: a load's validity boundary from its rows (snapshot replay)
 
 
 class ModelConfig(RootModelConfig, Scd2ModelConfig, total=False):

@@ -41,10 +41,17 @@
       'active_record_timestamp': config.get('active_record_timestamp'),
       'boundary_timestamp': config.get('boundary_timestamp'), 'row_version_column_name': config.get('row_version_column_name'),
       'deduplicated': config.get('deduplicated') or false,
+      'sequence_by': as_list(owner.get('sequence_by')), 'tombstone_retention': owner.get('tombstone_retention'),
+      'boundary_column': config.get('boundary_column'),
       'load_status_in': owner.get('load_status_in') or vocabulary.load_status.completed, 'load_status_out': owner.get('load_status_out'),
       'loads': loads, 'file_format': file_format,
   } -%}
   {%- set ignored = sl._sparkload_validate_options(target, given) -%}
+  {#- beyond dlt (docs/beyond-dlt.md): sequence_by for upsert and delete-insert (helpers/sequence.sql),
+      for scd2 (helpers/bitemporal.sql), boundary_column (helpers/snapshot.sql) -#}
+  {%- do sl._sparkload_validate_sequence(target, given) -%}
+  {%- do sl._sparkload_validate_bitemporal(target, given) -%}
+  {%- do sl._sparkload_validate_snapshot(target, given) -%}
   {%- set keys = {'primary_key': [] if 'primary_key' in ignored else given.primary_key,
                   'merge_key': [] if 'merge_key' in ignored else given.merge_key} -%}
   {#- scd2 ids derive from the nested rows too: the staging tables of the records' family (scd2_ids.sql) -#}
