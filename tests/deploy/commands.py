@@ -61,12 +61,65 @@ def _descendants(pid: int) -> Set[int]:
     return descendants(pid)
 
 
-def alive(pid: int) -> bool:
+def started_at(pid: int) -> Optional[int]:
+    """When the process `pid` started (clock ticks since boot), or None when no live process has that id.
+    A thread's id is no process: /proc/<tid> answers for threads too, but their Tgid is another id. The
+    pid space here is 32768 ids shared with every JVM thread, so ids come round within minutes."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        status = Path(f"/proc/{pid}/status").read_text()
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
+        return None
+    tgid = re.search(r"^Tgid:\s*(\d+)", status, re.M)
+    if fields[0] == "Z" or tgid is None or int(tgid.group(1)) != pid:
+        return None
+    return int(fields[19])  # field 22 of stat; fields[0] is field 3
+
+
+def alive(pid: int, start: Optional[int] = None) -> bool:
+    """Whether `pid` is a live process (not a zombie, not a thread), and when `start` is given (what
+    started_at said while it ran) still the same process, not a later one that got its id."""
+    now = started_at(pid)
+    return now is not None and (start is None or now == start)
+
+
+def listeners(port: int) -> Set[int]:
+    """The processes holding a listening TCP socket on `port` (any address), read from /proc."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                inodes.add(f"socket:[{fields[9]}]")
+    owners = set()
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            if any(os.readlink(fd) in inodes for fd in fd_dir.iterdir()):
+                owners.add(int(fd_dir.parent.name))
+        except OSError:
+            continue
+    return owners
+
+
+def port_held_for(port: int, mark: str) -> bool:
+    """Whether a process whose command line names `mark` (e.g. a lakehouse's home) listens on `port`, or
+    something listens there whose owner cannot be read. A port the kernel gave since to an unrelated
+    process (another pytest worker's server) does not count."""
+    owners = listeners(port)
+    if not owners:
         return False
-    return state != "Z"
+    for pid in owners:
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            return True
+        if mark in cmdline:
+            return True
+    return False
 
 
 class Foreground:

@@ -16,7 +16,7 @@ import pytest
 
 from python_extract.servers.processes import SparkProcess, SparkProcessError, free_port, port_open
 
-from .commands import REPO, _descendants, alive
+from .commands import REPO, _descendants, alive, started_at
 
 LISTEN = "import socket, time; s = socket.socket(); s.bind(('127.0.0.1', {port})); s.listen(); time.sleep(600)"
 IGNORE_TERM = "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); " + LISTEN
@@ -33,12 +33,12 @@ def test_stop__ends_the_whole_group_and_frees_the_port(tmp_path):
     shell = f"{sys.executable} -c \"{LISTEN.format(port=port)}\" & wait"
     process = SparkProcess("listener", ["bash", "-c", shell], tmp_path / "listener.log")
     process.wait_for_port("127.0.0.1", port, timeout=30)
-    listener = _child_pids(process.pid)
-    assert listener and all(alive(p) for p in listener)
+    listener = {p: started_at(p) for p in _child_pids(process.pid)}
+    assert listener and all(alive(p, s) for p, s in listener.items())
 
     process.stop(ports=[port])
 
-    assert not process.group_alive() and not any(alive(p) for p in listener)
+    assert not process.group_alive() and not any(alive(p, s) for p, s in listener.items())
     assert not port_open("127.0.0.1", port)
 
 
@@ -70,15 +70,16 @@ def test_started_process__dies_with_the_process_that_started_it(tmp_path):
     )
     parent = subprocess.Popen([sys.executable, "-c", starter], stdout=subprocess.PIPE, text=True)
     orphan = int(parent.stdout.readline())
-    assert alive(orphan)
+    orphan_start = started_at(orphan)
+    assert alive(orphan, orphan_start)
 
     parent.kill()  # SIGKILL: no cleanup code runs in the parent
     parent.wait(10)
 
     deadline = time.monotonic() + 10
-    while alive(orphan) and time.monotonic() < deadline:
+    while alive(orphan, orphan_start) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not alive(orphan) and not port_open("127.0.0.1", port)
+    assert not alive(orphan, orphan_start) and not port_open("127.0.0.1", port)
 
 
 def test_killed_pytest__its_thrift_server_and_jvms_die_with_it(tmp_path):
@@ -93,14 +94,15 @@ def test_killed_pytest__its_thrift_server_and_jvms_die_with_it(tmp_path):
         assert run.poll() is None and time.monotonic() < deadline, run.communicate()[0][-3000:]
         time.sleep(0.5)
     port = int(marker.read_text().split()[0])
-    started = _descendants(run.pid)  # its Spark JVM, the `sparkload lakehouse serve` command and its JVM
+    # its Spark JVM, the `sparkload lakehouse serve` command and its JVM, with their start times (ids recycle)
+    started = {p: started_at(p) for p in _descendants(run.pid)}
     assert port_open("127.0.0.1", port) and len(started) >= 3
 
     run.send_signal(signal.SIGKILL)
     run.wait(30)
 
     deadline = time.monotonic() + 120
-    while (port_open("127.0.0.1", port) or any(alive(p) for p in started)) and time.monotonic() < deadline:
+    while (port_open("127.0.0.1", port) or any(alive(p, s) for p, s in started.items())) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not port_open("127.0.0.1", port)
-    assert [p for p in started if alive(p)] == []
+    assert [p for p, s in started.items() if alive(p, s)] == []

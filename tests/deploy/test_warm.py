@@ -17,12 +17,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from python_extract.servers.processes import port_open
 from python_extract.servers.warm import WarmFiles, stop_server
 
 from ..conftest import INTEGRATION, Dbt, Names, rows
 from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
-from .commands import alive, readme_block
+from .commands import alive, port_held_for, readme_block, started_at
 
 PROFILE = "sparkload_integration_tests"
 # one dbt invocation in a process of its own; its last line says whether pyspark was ever imported there
@@ -88,19 +87,26 @@ def warm(lakehouse, spark, dbt_deps, watchdog):
     yield files, seen
     state = files.read()
     if state:
-        seen.append(state)
+        seen.append(_identified(state))
     stop_server(lakehouse.home)
     assert files.read() is None and not files.pidfile.exists()
-    left = [f"pid {s[k]}" for s in seen for k in ("pid", "jvm_pid") if alive(s[k])]
-    left += [f"port {s['port']}" for s in seen if port_open(s["host"], s["port"])]
+    home = str(lakehouse.home)
+    left = [f"pid {s[k]}" for s in seen for k in ("pid", "jvm_pid") if alive(s[k], s["started"].get(k))]
+    left += [f"port {s[k]}" for s in seen for k in ("port", "jvm_port") if k in s and port_held_for(s[k], home)]
     assert left == [], f"warm server processes or ports left: {left}"
+
+
+def _identified(state: dict) -> dict:
+    """`state` with the start times of its processes: a pid seen again later is the same process only
+    with the same start time (ids are recycled quickly here, above all with two pytest workers)."""
+    return dict(state, started={k: started_at(state[k]) for k in ("pid", "jvm_pid")})
 
 
 def _server(files: WarmFiles) -> dict:
     state = files.read()
     assert state, f"no warm server recorded in {files.state}"
     assert alive(state["pid"]) and alive(state["jvm_pid"]), state
-    return state
+    return _identified(state)
 
 
 def _started_by_debug(dbt: "DbtProcess", files: WarmFiles, seen: list) -> dict:
@@ -115,17 +121,21 @@ def _connections(files: WarmFiles) -> int:
     return files.log.read_text().count(": connection ")
 
 
-def _wait_until_gone(pids, ports, host="127.0.0.1", timeout=300.0) -> list:
-    """What of `pids`, then `ports`, is still there once the processes are gone or `timeout` passed (a
-    deadline for a hung test, not a timing). Ports are probed only then: a probe is a connection."""
+def _wait_until_gone(server: dict, ports=("port",), timeout=300.0) -> list:
+    """What of the `server`'s processes (as _identified recorded them), then of its `ports`, is still
+    there once the processes are gone or `timeout` passed (a deadline for a hung test, not a timing).
+    Ports are probed only then, by what listens on them (the kernel may have given one to another
+    process since, which does not count)."""
+    pids = [(server[k], server["started"][k]) for k in ("pid", "jvm_pid")]
     deadline = time.monotonic() + timeout
-    while [p for p in pids if alive(p)] and time.monotonic() < deadline:
+    while [p for p, start in pids if alive(p, start)] and time.monotonic() < deadline:
         time.sleep(0.5)
-    left = [f"pid {p}" for p in pids if alive(p)]
+    left = [f"pid {p}" for p, start in pids if alive(p, start)]
+    home = str(server["home"])
     deadline = time.monotonic() + 10.0  # the kernel frees a dead process's sockets a moment after it exits
-    while [p for p in ports if port_open(host, p)] and time.monotonic() < deadline:
+    while [k for k in ports if port_held_for(server[k], home)] and time.monotonic() < deadline:
         time.sleep(0.5)
-    return left + [f"port {p}" for p in ports if port_open(host, p)]
+    return left + [f"port {server[k]}" for k in ports if port_held_for(server[k], home)]
 
 
 def test_warm_run__the_first_run_starts_the_server_and_the_second_uses_it_with_no_jvm_in_dbt(
@@ -187,8 +197,8 @@ def test_killed_server__is_detected_and_replaced_by_the_next_run(names, warm, tm
 
     # SIGKILL the supervisor: its files stay behind; the JVM dies with it (it gets SIGTERM)
     os.kill(killed["pid"], signal.SIGKILL)
-    assert _wait_until_gone([killed["pid"], killed["jvm_pid"]], [killed["port"]]) == []
-    assert files.read() == killed
+    assert _wait_until_gone(killed) == []
+    assert dict(files.read(), started=killed["started"]) == killed
 
     replaced = dbt("debug")
     assert f"(pid {killed['pid']}, port {killed['port']}) is gone; cleaning its files and starting a new one" \
@@ -204,7 +214,7 @@ def test_killed_jvm__ends_its_supervisor_and_the_next_run_starts_a_server(names,
     server = _started_by_debug(dbt, files, seen)
 
     os.killpg(server["jvm_pid"], signal.SIGKILL)
-    assert _wait_until_gone([server["pid"], server["jvm_pid"]], [server["port"]]) == []
+    assert _wait_until_gone(server) == []
     assert files.read() is None and "the thrift server JVM exited with code" in files.log.read_text()
 
     restarted = dbt("debug")
@@ -218,7 +228,7 @@ def test_idle_server__exits_after_its_timeout_leaving_no_process_and_no_port(nam
     assert server["idle_timeout"] == 20
 
     # nobody queries it: it stops by itself (the wait is a deadline for a hung test, not a timing)
-    assert _wait_until_gone([server["pid"], server["jvm_pid"]], [server["port"], server["jvm_port"]]) == []
+    assert _wait_until_gone(server, ("port", "jvm_port")) == []
     assert files.read() is None and not files.pidfile.exists()
     assert f"warm server pid {server['pid']}: stopping: idle for 20 s" in files.log.read_text()
 
@@ -237,7 +247,7 @@ def test_stop_command__stops_the_server_and_says_so(lakehouse, names, warm, tmp_
     assert stopped.stdout.strip() == (f"stopped the warm server of lakehouse {lakehouse.home} "
                                       f"(pid {server['pid']}, port {server['port']})")
     assert again.stdout.strip() == f"no warm server runs for lakehouse {lakehouse.home}"
-    assert _wait_until_gone([server["pid"], server["jvm_pid"]], [server["port"], server["jvm_port"]], timeout=30) == []
+    assert _wait_until_gone(server, ("port", "jvm_port"), timeout=30) == []
 
 
 def test_warm_server_that_cannot_start__fails_the_run_with_its_reason_and_leaves_nothing(lakehouse, names, warm, tmp_path):
