@@ -200,6 +200,7 @@ class Dbt:
         self.names = names
         self.target = target
         self.logs: List[str] = []
+        self.queries: List[tuple] = []  # (node name or None, SQL) of each statement dbt sent, in order
 
     def invoke(self, *args: str, vars: Optional[Dict[str, Any]] = None, expect_success: bool = True):
         import yaml
@@ -210,7 +211,14 @@ class Dbt:
         cli = [*args, "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION),
                "--target", self.target, "--vars", yaml.safe_dump(all_vars)]
         events: List[str] = []
-        result = dbtRunner(callbacks=[lambda e: events.append(e.info.msg)]).invoke(cli)
+
+        def on_event(e) -> None:
+            events.append(e.info.msg)
+            if e.info.name == "SQLQuery":
+                node = getattr(e.data, "node_info", None)
+                self.queries.append((node.node_name if node and node.node_name else None, e.data.sql))
+
+        result = dbtRunner(callbacks=[on_event]).invoke(cli)
         self.logs.extend(events)
         if expect_success and not result.success:
             tail = "\n".join(events[-30:])
