@@ -9,14 +9,15 @@
   {{ return([cfg.row_version_column_name or '_dlt_id']) }}
 {%- endmacro %}
 
-{#- The columns whose content makes a version: not `_dlt*`, not a validity column. -#}
+{#- The columns whose content makes a version: not `_dlt*`, not a validity column, not the
+    boundary_column (a snapshot's date changes every load, the record does not: snapshot.sql). -#}
 {% macro sparkload_content_columns(columns, cfg) -%}
   {{ return(adapter.dispatch('sparkload_content_columns', 'sparkload')(columns, cfg)) }}
 {%- endmacro %}
 
 {% macro default__sparkload_content_columns(columns, cfg) -%}
   {%- set names = [] -%}
-  {%- for c in columns if not c.name.startswith('_dlt') and c.name not in cfg.validity_column_names -%}
+  {%- for c in columns if not c.name.startswith('_dlt') and c.name not in cfg.validity_column_names and c.name != cfg.boundary_column -%}
     {%- do names.append(c.name) -%}
   {%- endfor -%}
   {{ return(names) }}
