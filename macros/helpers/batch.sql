@@ -129,9 +129,10 @@
   {{ return(stats) }}
 {%- endmacro %}
 
-{#- The statements a run makes, as groups {'load_ids', 'sql', 'stats', 'rows'} applied in order, each
-    followed by its ledger entry: scd2 applies one load per statement (each load is a snapshot at its own
-    boundary); replace takes the newest pending load that covered its staging table (its resource ran,
+{#- The statements a run makes, as groups {'load_ids', 'sql', 'stats', 'rows', 'boundary'} applied in
+    order, each followed by its ledger entry: scd2 applies one load per statement (each load is a snapshot
+    at its own boundary; with boundary_column in the order of their dates, the group's `boundary` its
+    date); replace takes the newest pending load that covered its staging table (its resource ran,
     with rows or none: `_sparkload_load_tables`) or, where that is not recorded, the newest with rows;
     every other strategy applies all pending loads in one statement (its SQL makes the newest load win
     per key, as applying them in order would). `sql` is none when the group's loads bring no rows for
@@ -152,10 +153,16 @@
   {%- set all = stats(whole, cfg.prune_keys, cfg.prune_keys_repeat, per_load=per_load) -%}
   {%- set with_rows = all.loads.keys() | sort -%}
   {%- if cfg.strategy == 'scd2' -%}
+    {#- boundary_column: loads in the order of their snapshots' dates (snapshot.sql); those without rows first -#}
+    {%- set boundaries = sl.fetch_sparkload_snapshot_boundaries(this, model_sql, pending, cfg, with_rows) if cfg.boundary_column else {} -%}
+    {%- set ordered = [] -%}
+    {%- for id in load_ids if id not in boundaries -%}{%- do ordered.append(id) -%}{%- endfor -%}
+    {%- for value, id in sl._sparkload_boundary_order(boundaries) -%}{%- do ordered.append(id) -%}{%- endfor -%}
     {%- set groups = [] -%}
-    {%- for id in load_ids -%}
+    {%- for id in ordered -%}
       {%- do groups.append({'load_ids': [id], 'sql': batch(model_sql, [id], cfg) if id in with_rows else none,
-                            'stats': all.per_load.get(id) if per_load else all, 'rows': all.loads.get(id, 0)}) -%}
+                            'stats': all.per_load.get(id) if per_load else all, 'rows': all.loads.get(id, 0),
+                            'boundary': boundaries.get(id)}) -%}
     {%- endfor -%}
     {{ return(groups) }}
   {%- elif cfg.write_disposition == 'replace' and (cfg.root is none or cfg.load_tables is not none) -%}
