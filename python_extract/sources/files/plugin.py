@@ -23,6 +23,13 @@ class FileResource(TableHints):
     """false: every run reads every file"""
     file_column: str = None
     """a column holding each record's file URL"""
+    date_column: str = None
+    """a column holding the date found in the file's name (dated snapshots)"""
+    date_pattern: str = None
+    """a regular expression finding that date in the file name (its first group, if any): YYYY-MM-DD or
+    YYYYMMDD; by default the first such date in the name"""
+    load_per_file: bool = None
+    """true: each file is its own load (one extractor run lands several)"""
     columns: Dict[str, Any] = None
 
 
