@@ -75,7 +75,7 @@ def test_snapshot_render__no_load_with_rows_needs_no_query():
 
 @pytest.mark.parametrize("row, message", [
     (("pending", "1.2", 1, "x", "x", 0, "string"), r"boundary_column `snap`date` is of type string in load 1.2; expected a date or timestamp"),
-    (("pending", "1.2", 1, "2024-01-01", "2024-01-01", 3, "date"), "is NULL in 3 rows of load 1.2; every row of a snapshot carries its date"),
+    (("pending", "1.2", 1, "2024-01-01", "2024-01-01", 3, "date"), "boundary_column `snap`date` is NULL in 3 rows of load 1.2; every row of a snapshot carries its date"),
     (("pending", "1.2", 2, "2024-01-01", "2024-01-02", 0, "date"),
      r"boundary_column `snap`date` holds 2 values in load 1.2 \(2024-01-01 to 2024-01-02\); a load is one snapshot with one date. "
      "To skip the load instead: sparkload pipeline loads crm --dataset-name raw --abort 1.2"),
