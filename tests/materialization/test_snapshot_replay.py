@@ -80,7 +80,6 @@ def test_snapshot_replay__a_snapshot_older_than_an_applied_one_is_refused_until_
     assert table(spark, f"{names.target}.snap_dim", HISTORY) == EXPECTED
 
 
-@pytest.mark.over_the_wire
 @pytest.mark.parametrize("rows, problem", [
     ([{"customer_key": 1, "c1": "a", "snapshot_date": D2}, {"customer_key": 2, "c1": "b", "snapshot_date": D3}],
      "boundary_column `snapshot_date` holds 2 values in load {load} (2024-01-02 to 2024-01-03); a load is one snapshot with one date."),
