@@ -193,7 +193,8 @@
     {{ sl._sparkload_fail(target, 'column `' ~ col ~ '` is missing' ~ loads ~ '; a sparkload model selects the staging rows with their ' ~ required | join(', ') ~ ' columns.') }}
   {%- endfor -%}
   {%- set named = {'primary_key': cfg.primary_key, 'merge_key': cfg.merge_key, 'dedup_sort': (cfg.dedup_sort or {}).keys() | list,
-                   'row_version_column_name': [cfg.row_version_column_name] if cfg.row_version_column_name else []} -%}
+                   'row_version_column_name': [cfg.row_version_column_name] if cfg.row_version_column_name else [],
+                   'boundary_column': [cfg.boundary_column] if cfg.boundary_column else []} -%}
   {%- if cfg.hard_delete and cfg.hard_delete not in names -%}
     {{ log('sparkload model ' ~ model.name ~ ': hard_delete column `' ~ cfg.hard_delete ~ '` is not among the columns of loads ' ~ load_ids | join(', ') ~ ' (it held only NULLs, or never occurred): no deletes in them.', info=true) }}
   {%- endif -%}
