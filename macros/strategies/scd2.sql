@@ -9,7 +9,9 @@
     - A delete row (hard_delete) is never inserted and retires its record's active version; with
       dedup_sort, the latest row per merge key decides.
     Reads: merge_key, dedup_sort, hard_delete, validity_column_names, active_record_timestamp,
-    row_version_column_name. Atomic: one MERGE statement per load. -#}
+    row_version_column_name. Atomic: one MERGE statement per load.
+    With sequence_by, versions are valid from a column of the row instead, whatever order the loads
+    arrive in: helpers/bitemporal.sql builds that statement. -#}
 {% macro get_sparkload_scd2_sql(args) -%}
   {{ return(adapter.dispatch('get_sparkload_scd2_sql', 'sparkload')(args)) }}
 {%- endmacro %}
@@ -17,6 +19,7 @@
 {% macro default__get_sparkload_scd2_sql(args) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set cfg, columns = args.cfg, args.columns -%}
+  {%- if cfg.sequence_by -%}{{ return(sl.get_sparkload_scd2_sequenced_sql(args)) }}{%- endif -%}
   {%- set names = sl._sparkload_names(columns) -%}
   {#- the steps of the source, each reading the one before: the batch, its rows with version ids, the
       latest row per merge key (dedup_sort), and the versions it brings (identical rows of one load are
