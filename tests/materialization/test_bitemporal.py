@@ -82,23 +82,28 @@ def test_bitemporal__a_repeated_row_adds_nothing_and_equal_content_later_is_a_ve
     assert sorted((r["d"], r["l"]) for r in ids) == [(2, stage.load_ids[0]), (4, stage.load_ids[1])]
 
 
-def test_bitemporal__a_late_delete_closes_the_version_valid_at_its_sequence_and_a_reinsert_opens_one(spark, stage, dbt, names):
-    land(stage, [row(1, 2, "a"), row(1, 6, "b"), row(2, 2, "p")])
+def test_bitemporal__a_late_delete_closes_the_version_valid_at_its_sequence__the_worked_example_of_the_docs(
+        spark, stage, dbt, names):
+    land(stage, [row(1, 2, "a"), row(1, 6, "c"), row(2, 2, "p")])
     dbt.run("bt_dim")
-    # load 2: a delete of customer 1 on day 4 (late: day 6 is known), and of customer 2 on day 7
-    land(stage, [row(1, 4, deleted=True), row(2, 7, deleted=True)])
+    # load 2: a delete of customer 1 on day 4 (late: day 6 is known); customer 2 updated
+    land(stage, [row(1, 4, deleted=True), row(2, 5, "q")])
     dbt.run("bt_dim")
     # a delete is kept as a zero-width row (valid from = valid to): it never answers "as of" a time
     assert dim(spark, names, ", coalesce(deleted, false)") == rows_of(
-        (1, "a", 2, 4, False), (1, None, 4, 4, True), (1, "b", 6, None, False), (2, "p", 2, 7, False), (2, None, 7, 7, True))
-    # load 3: a version of customer 1 on day 3 ends at the delete it arrives after; customer 2 comes back on day 9
-    land(stage, [row(1, 3, "a2"), row(2, 9, "q")])
+        (1, "a", 2, 4, False), (1, None, 4, 4, True), (1, "c", 6, None, False), (2, "p", 2, 5, False), (2, "q", 5, None, False))
+    # load 3: a version of customer 1 on day 3 ends at the delete that arrived before it
+    land(stage, [row(1, 3, "b")])
     dbt.run("bt_dim")
-    assert dim(spark, names) == rows_of(
-        (1, "a", 2, 3), (1, "a2", 3, 4), (1, None, 4, 4), (1, "b", 6, None), (2, "p", 2, 7), (2, None, 7, 7), (2, "q", 9, None))
-    as_of_day_5 = spark.sql(f"select customer_key from {names.target}.bt_dim where _dlt_valid_from <= '2024-01-05 12:00:00' "
-                            "and (_dlt_valid_to > '2024-01-05 12:00:00' or _dlt_valid_to is null)").collect()
-    assert sorted(r[0] for r in as_of_day_5) == [2]
+    loads = {load_id: f"L{i}" for i, load_id in enumerate(stage.load_ids, 1)}
+    got = table(spark, f"{names.target}.bt_dim", f"customer_key, c1, deleted, {DAYS}, _dlt_load_id")
+    assert [r[:-1] + (loads[r[-1]],) for r in got] == rows_of(
+        (1, "a", None, 2, 3, "L1"), (1, "b", None, 3, 4, "L3"), (1, None, True, 4, 4, "L2"), (1, "c", None, 6, None, "L1"),
+        (2, "p", None, 2, 5, "L1"), (2, "q", None, 5, None, "L2"))
+    # as of day 5 (noon): customer 1 was deleted, customer 2 was q
+    as_of = spark.sql(f"select customer_key, c1 from {names.target}.bt_dim where _dlt_valid_from <= timestamp'2024-01-05 12:00:00+00:00' "
+                      "and (_dlt_valid_to > timestamp'2024-01-05 12:00:00+00:00' or _dlt_valid_to is null)").collect()
+    assert [tuple(r) for r in as_of] == [(2, "q")]
 
 
 def test_bitemporal__a_tie_in_the_sequence_is_refused_naming_table_key_and_loads(spark, stage, dbt, names):
