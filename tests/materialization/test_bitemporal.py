@@ -190,7 +190,7 @@ def expected_table(events) -> List[tuple]:
 
 
 # no shrinking: each example costs a few dbt runs; a failure prints its example whole
-@settings(max_examples=6, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+@settings(max_examples=5, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
 @example(events=[(1, 5, "a"), (1, 3, "del"), (1, 2, "b"), (2, 4, "a"), (2, 6, "del")], cuts=[2, 4], order=(2, 1, 0))
 @given(events=EVENTS, cuts=st.lists(st.integers(0, 8), min_size=2, max_size=2), order=st.permutations(range(3)))
