@@ -14,7 +14,8 @@
     row_version_column_name. Atomic: one MERGE per load (the first one into a new table: one CREATE
     OR REPLACE ... AS SELECT), with the NULL and tie checks raised inside it. -#}
 
-{#- The config as given (validate_sparkload_config): which keys go with sequence_by for scd2. -#}
+{#- The config as given (validate_sparkload_config): which keys go with sequence_by for scd2
+    (boundary_column with sequence_by: snapshot.sql refuses it). -#}
 {% macro _sparkload_validate_bitemporal(target, cfg) -%}
   {{ return(adapter.dispatch('_sparkload_validate_bitemporal', 'sparkload')(target, cfg)) }}
 {%- endmacro %}
@@ -33,7 +34,6 @@
   {%- endif -%}
   {%- for key, why in [('dedup_sort', 'sequence_by already orders the rows of a record: each row is a version at its sequence value'),
                        ('boundary_timestamp', 'with sequence_by a version is valid from its row\'s sequence value, not from a boundary'),
-                       ('boundary_column', 'with sequence_by a version is valid from its row\'s sequence value, not from a boundary'),
                        ('tombstone_retention', 'scd2 keeps every delete in its history, as a zero-width row')] if cfg[key] -%}
     {{ fail(target, key ~ ' cannot be combined with ' ~ given ~ ' for strategy=scd2: ' ~ why ~ '.') }}
   {%- endfor -%}

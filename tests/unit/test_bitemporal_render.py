@@ -69,7 +69,6 @@ def test_bitemporal_render__an_own_row_version_tells_the_versions_apart(package)
     ({"merge_key": ["id", "up`d"]}, "sequence_by=up`d is a merge_key column"),
     ({"dedup_sort": {"seq": "desc"}}, "dedup_sort cannot be combined with sequence_by=up`d for strategy=scd2"),
     ({"boundary_timestamp": "2024-01-01"}, "boundary_timestamp cannot be combined with sequence_by=up`d"),
-    ({"boundary_column": "day"}, "boundary_column cannot be combined with sequence_by=up`d"),
     ({"tombstone_retention": "30 days"}, "tombstone_retention cannot be combined with sequence_by=up`d"),
 ])
 def test_bitemporal_render__a_config_that_does_not_fit_sequence_by_is_refused(package, over, expected):
