@@ -27,6 +27,7 @@ from ...contract import TABLE_HINTS
 from ...extract import Source
 from ...extract.checkpoint import CHECKPOINT
 from ...extract.resource import Resource, ResourceState
+from ...timeutil import parse_date
 from .listing import FileItem, list_files, open_file
 from .readers import READERS, detect_format
 
@@ -58,7 +59,7 @@ def date_in_name(url: str, pattern: str) -> dt.date:
         raise ValueError(f"file {url}: its name has no date matching date_pattern {pattern!r}")
     text = found.group(1) if found.re.groups else found.group(0)
     try:
-        return dt.date.fromisoformat(text)
+        return parse_date(text)
     except ValueError:
         raise ValueError(f"file {url}: {text!r} (date_pattern {pattern!r}) is not a date YYYY-MM-DD or YYYYMMDD") from None
 
