@@ -189,6 +189,17 @@ class Scd2IdsRow(typing.TypedDict):
     version_id: str
 
 
+class TombstonesRow(typing.TypedDict):
+    """`_sparkload_tombstones` (in a target schema): a sequenced delete per key of a target (sequence_by and
+    hard_delete), so a late older row of the key stays deleted; `key` and `sequence` are JSON objects of the
+    key and sequence_by columns, `loaded_at` the delete's load `inserted_at` (tombstone_retention counts from it)."""
+    target: str
+    key: str
+    sequence: str
+    load_id: str
+    loaded_at: dt.datetime
+
+
 LOADS_TABLE = "_dlt_loads"
 VERSION_TABLE = "_dlt_version"
 STATE_TABLE = "_dlt_pipeline_state"
@@ -196,12 +207,13 @@ LOAD_TABLES_TABLE = "_sparkload_load_tables"
 APPLIED_LOADS_TABLE = "_sparkload_applied_loads"
 REMOVED_ROOTS_TABLE = "_sparkload_removed_roots"
 SCD2_IDS_TABLE = "_sparkload_scd2_ids"
+TOMBSTONES_TABLE = "_sparkload_tombstones"
 # the extractor's tables in a dataset, in the order the load step creates them
 DATASET_TABLES: Dict[str, type] = {LOADS_TABLE: LoadsRow, VERSION_TABLE: VersionRow, STATE_TABLE: PipelineStateRow,
                                    LOAD_TABLES_TABLE: LoadTablesRow}
 # the materialization's tables in a target schema
 TARGET_TABLES: Dict[str, type] = {APPLIED_LOADS_TABLE: AppliedLoadsRow, REMOVED_ROOTS_TABLE: RemovedRootsRow,
-                                  SCD2_IDS_TABLE: Scd2IdsRow}
+                                  SCD2_IDS_TABLE: Scd2IdsRow, TOMBSTONES_TABLE: TombstonesRow}
 SYSTEM_TABLES: Dict[str, type] = {**DATASET_TABLES, **TARGET_TABLES}
 _SPARK_TYPES = {str: "string", int: "bigint", dt.datetime: "timestamp"}
 
@@ -243,7 +255,8 @@ def vocabulary() -> Dict[str, Any]:
         "child_table_separator": CHILD_TABLE_SEPARATOR,
         "variant_separator": VARIANT_SEPARATOR,
         "tables": {"loads": LOADS_TABLE, "version": VERSION_TABLE, "state": STATE_TABLE, "load_tables": LOAD_TABLES_TABLE,
-                   "applied_loads": APPLIED_LOADS_TABLE, "removed_roots": REMOVED_ROOTS_TABLE, "scd2_ids": SCD2_IDS_TABLE},
+                   "applied_loads": APPLIED_LOADS_TABLE, "removed_roots": REMOVED_ROOTS_TABLE, "scd2_ids": SCD2_IDS_TABLE,
+                   "tombstones": TOMBSTONES_TABLE},
         "layouts": {table: layout(table) for table in SYSTEM_TABLES},
         "load_status": {"completed": LOAD_STATUS_COMPLETED, "aborted": LOAD_STATUS_ABORTED},
     }

@@ -48,8 +48,9 @@
 {%- endmacro %}
 
 {#- Before a root's delete-insert or upsert statement: the root rows it is about to replace or delete
-    (key in the batch, not a surviving batch row). Recomputing after a crash finds the same rows, or
-    none once the root committed; the log keeps what the first attempt found. -#}
+    (key in the batch, not a surviving batch row; with sequence_by, only rows the key's surviving batch
+    row beats, so a newer root row keeps its children). Recomputing after a crash finds the same rows,
+    or none once the root committed; the log keeps what the first attempt found. -#}
 {% macro run_sparkload_record_removed_roots(args) -%}
   {{ return(adapter.dispatch('run_sparkload_record_removed_roots', 'sparkload')(args)) }}
 {%- endmacro %}
@@ -64,7 +65,11 @@
   {%- set log = sl.sparkload_removed_roots_relation(target) -%}
   {%- set survivors = sl.get_sparkload_survivors_sql(args) -%}
   {%- set matched = [] -%}
-  {%- for keys in [cfg.primary_key, cfg.merge_key] if keys -%}
+  {%- if cfg.sequence_by -%}
+    {%- do matched.append('select t.`_dlt_id` from ' ~ rel(target) ~ ' as t join (' ~ survivors ~ ') as s on ' ~ key_pred(cfg.primary_key)
+        ~ ' and ' ~ sl.get_sparkload_sequence_wins_sql(sl.sparkload_sequence_version(cfg, 's'), sl.sparkload_sequence_version(cfg, 't'))) -%}
+  {%- endif -%}
+  {%- for keys in [cfg.primary_key, cfg.merge_key] if keys and not cfg.sequence_by -%}
     {%- do matched.append('select t.`_dlt_id` from ' ~ rel(target) ~ ' as t left semi join (select distinct '
         ~ column_list(keys) ~ ' from (' ~ batch_sql ~ ')) as s on ' ~ key_pred(keys)) -%}
   {%- endfor -%}

@@ -34,7 +34,8 @@
       'variant_separator': '__v_',
       'tables': {'loads': '_dlt_loads', 'version': '_dlt_version', 'state': '_dlt_pipeline_state',
                  'load_tables': '_sparkload_load_tables', 'applied_loads': '_sparkload_applied_loads',
-                 'removed_roots': '_sparkload_removed_roots', 'scd2_ids': '_sparkload_scd2_ids'},
+                 'removed_roots': '_sparkload_removed_roots', 'scd2_ids': '_sparkload_scd2_ids',
+                 'tombstones': '_sparkload_tombstones'},
       'layouts': {
           '_dlt_loads': {'load_id': 'string', 'schema_name': 'string', 'status': 'bigint', 'inserted_at': 'timestamp',
                          'schema_version_hash': 'string'},
@@ -47,6 +48,8 @@
           '_sparkload_applied_loads': {'target': 'string', 'load_id': 'string', 'applied_at': 'timestamp'},
           '_sparkload_removed_roots': {'target': 'string', 'load_id': 'string', 'root_id': 'string'},
           '_sparkload_scd2_ids': {'target': 'string', 'load_id': 'string', 'staging_id': 'string', 'version_id': 'string'},
+          '_sparkload_tombstones': {'target': 'string', 'key': 'string', 'sequence': 'string', 'load_id': 'string',
+                                    'loaded_at': 'timestamp'},
       },
       'load_status': {'completed': 0, 'aborted': -1},
   }) }}

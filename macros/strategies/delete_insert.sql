@@ -2,7 +2,10 @@
     or merge_key occurs in the batch are deleted, and the batch's surviving rows are inserted (one per
     primary key; the newest load wins, then dedup_sort; delete rows only delete; with a merge key only,
     every row of the newest load of that key). No keys: an idempotent append of the non-delete rows.
-    Reads: primary_key, merge_key, dedup_sort, hard_delete.
+    With sequence_by (primary_key only; helpers/sequence.sql), a key's row is replaced or deleted only by
+    a row of a version not lower than its own: replacing a key's one row is updating every column of it,
+    so the statement is upsert's, without its duplicate-key error (ties go to dedup_sort, then `_dlt_id`).
+    Reads: primary_key, merge_key, dedup_sort, hard_delete, sequence_by.
     Atomic: one MERGE whose source unions the rows to insert (`inserts`) with the keys to delete
     (`deleted_keys`); its only matched action is an unconditional delete, so a target row may match
     several keys. -#}
@@ -13,6 +16,7 @@
 {% macro default__get_sparkload_delete_insert_sql(args) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set cfg, columns = args.cfg, args.columns -%}
+  {%- if cfg.sequence_by -%}{{ return(sl.get_sparkload_upsert_sql(args)) }}{%- endif -%}
   {%- set names = sl._sparkload_names(columns) -%}
   {%- set column_list = sl.sparkload_column_list -%}
   {%- set from_batch = dict(args, batch_sql='select * from `batch`') -%}

@@ -21,6 +21,7 @@
   {%- endif -%}
   {%- if full_refresh -%}
     {%- do sl.run_sparkload_forget_loads(ledger, target) -%}
+    {%- if cfg.sequence_by and cfg.hard_delete -%}{%- do sl.run_sparkload_forget_tombstones(target) -%}{%- endif -%}
     {%- if existing is not none -%}{%- do adapter.drop_relation(existing) -%}{%- endif -%}
     {%- set existing = none -%}
   {%- endif -%}
@@ -30,6 +31,7 @@
   {%- set described = sl.fetch_sparkload_batch_and_table_columns(batch_sql, existing) -%}
   {%- set columns = described.batch -%}
   {%- do sl.validate_sparkload_columns(target, cfg, columns, pending) -%}
+  {%- do sl._sparkload_validate_sequence_columns(target, cfg, columns, pending) -%}
   {%- set groups = sl.sparkload_apply_groups(sql, pending, cfg) -%}
   {#- a new table is created by its first strategy statement (CREATE OR REPLACE ... AS SELECT), so a
       failing first statement leaves no table behind; empty only when no statement will run -#}
@@ -62,7 +64,8 @@
 
 {#- One group of loads: its strategy statement (when its loads bring rows, or always for a child
     model), then its ledger entry. A root that replaces or deletes rows of a table with child models
-    first logs those rows, so the children can follow. -#}
+    first logs those rows, so the children can follow; a sequenced one with hard_delete first records
+    its deletes' tombstones (helpers/sequence.sql). -#}
 {% macro run_sparkload_apply_group(args) -%}
   {{ return(adapter.dispatch('run_sparkload_apply_group', 'sparkload')(args)) }}
 {%- endmacro %}
@@ -75,6 +78,9 @@
       {%- do sl.run_sparkload_record_removed_roots(args) -%}
     {%- elif cfg.children and cfg.root is none and cfg.strategy == 'scd2' and not cfg.row_version_column_name -%}
       {%- do sl.run_sparkload_record_scd2_ids(args) -%}
+    {%- endif -%}
+    {%- if cfg.sequence_by and cfg.hard_delete and cfg.strategy in ['upsert', 'delete-insert'] -%}
+      {%- do sl.run_sparkload_record_tombstones(args) -%}
     {%- endif -%}
     {%- call statement('main') -%}
       {{ sl.get_sparkload_strategy_sql(args) }}
