@@ -194,8 +194,11 @@
   {%- set tombstones = sl.sparkload_tombstones_relation(target) -%}
   {%- set name = q(target.schema ~ '.' ~ target.identifier) -%}
   {%- set deleted = sl.get_sparkload_deleted_sql(cfg, args.columns, 's') -%}
+  {#- partitioned by target: a model's MERGE (whose condition names its target) commits files of its own
+      partition only, so the schema's models do not conflict over this shared table -#}
   {%- call statement('sparkload_create_tombstones') -%}
     create table if not exists {{ rel(tombstones) }} {{ sl.get_sparkload_system_table_columns_sql(tombstones.identifier) }} {{ sl.get_sparkload_shared_table_options_sql(cfg.file_format) }}
+      partitioned by (`target`)
   {%- endcall -%}
   {%- if deleted == 'false' -%}{{ return(none) }}{%- endif -%}
   {%- set types = {} -%}

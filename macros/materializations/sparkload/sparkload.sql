@@ -21,7 +21,7 @@
   {%- endif -%}
   {%- if full_refresh -%}
     {%- do sl.run_sparkload_forget_loads(ledger, target) -%}
-    {%- if cfg.sequence_by and cfg.hard_delete -%}{%- do sl.run_sparkload_forget_tombstones(target) -%}{%- endif -%}
+    {%- if cfg.sequence_by and cfg.hard_delete and cfg.strategy in ['upsert', 'delete-insert'] -%}{%- do sl.run_sparkload_forget_tombstones(target) -%}{%- endif -%}
     {%- if existing is not none -%}{%- do adapter.drop_relation(existing) -%}{%- endif -%}
     {%- set existing = none -%}
   {%- endif -%}
