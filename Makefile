@@ -2,13 +2,12 @@
 #   make demo   set up, then run the demo (sample data -> extractor -> staging -> dbt run -> final table)
 #   make test   set up, then run the whole test suite on the embedded lakehouse: the fast tier
 #               (tests/unit, no JVM) first, then the execution tier, on TEST_WORKERS pytest-xdist
-#               workers (each with its own lakehouse and JVMs; TEST_WORKERS=0, the default, runs in
-#               this process: the first full run on 2 workers failed 9 tests through the workers'
-#               interplay, see docs/testing.md)
+#               workers (default 2, one per core; each with its own lakehouse and JVMs;
+#               TEST_WORKERS=0 runs in this process; see docs/testing.md)
 #   make test-fast   the fast tier alone (seconds)
 .PHONY: setup demo test test-fast
 STAMP := .venv/.sparkload-setup
-TEST_WORKERS ?= 0
+TEST_WORKERS ?= 2
 
 setup: $(STAMP)
 
