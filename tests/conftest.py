@@ -121,6 +121,20 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(pytest.mark.xdist_group(group))
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """In the controller of `--dist loadgroup`: each worker has suffixed the ids of its grouped tests with
+    `@group`. A run where it did not (pytest-xdist#1386: pytest 9.2 reads ids that xdist 3.8 no longer
+    rewrites) would spread one file's tests over both workers and do its module-wide work twice, silently,
+    so it stops here instead."""
+    if node.config.getvalue("dist") == "loadgroup":
+        ungrouped = [nodeid for nodeid in ids if "@" not in nodeid.rsplit("]", 1)[-1]]
+        if ungrouped:
+            pytest.exit(f"pytest-xdist's --dist loadgroup did not group {len(ungrouped)} of {len(ids)} tests (first: "
+                        f"{ungrouped[0]}; pytest {pytest.__version__}): pytest-xdist#1386, keep pytest<9.2 "
+                        "(pyproject.toml, the test extra)", returncode=3)
+
+
 def pytest_generate_tests(metafunc):
     if "dbt" not in metafunc.fixturenames:
         return
