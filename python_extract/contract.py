@@ -37,9 +37,24 @@ Keys = Union[str, Sequence[str], None]
 
 
 class WriteDispositionConfig(typing.TypedDict, total=False):
-    """dlt's dict form of `write_disposition`: `{"disposition": "merge", "strategy": "scd2"}`."""
+    """dlt's dict form of `write_disposition`: `{"disposition": "merge", "strategy": "scd2", ...}`, with the
+    options of dlt's strategy dicts that sparkload has (MERGE_OPTIONS); each is a model config key of the
+    same name and meaning, which the scaffold writes into the model."""
     disposition: WriteDisposition
     strategy: MergeStrategy
+    deduplicated: bool
+    validity_column_names: List[str]
+    active_record_timestamp: Union[str, dt.date, dt.datetime, None]  # None: NULL marks active versions
+    boundary_timestamp: Union[str, dt.date, dt.datetime, None]  # None: the load's own time
+    row_version_column_name: str
+
+
+# the dict form's options, each with the strategy that takes it (as dlt's MERGE_STRATEGY_OPTIONS)
+MERGE_OPTIONS: Dict[str, MergeStrategy] = {
+    "deduplicated": "delete-insert", "validity_column_names": "scd2", "active_record_timestamp": "scd2",
+    "boundary_timestamp": "scd2", "row_version_column_name": "scd2"}
+# options of dlt's strategy dicts that sparkload does not implement: refused by name, never ignored
+DLT_MERGE_OPTIONS_NOT_BUILT: Tuple[str, ...] = ("source_filter", "destination_scope", "skip_unchanged_rows")
 
 
 # -- hints
@@ -269,14 +284,47 @@ def as_key_list(keys: Keys) -> List[str]:
     return [keys] if isinstance(keys, str) else list(keys)
 
 
-def split_disposition(value: Any, owner: str) -> Tuple[WriteDisposition, Optional[MergeStrategy]]:
-    """`"merge"` -> ("merge", None); `{"disposition": "merge", "strategy": "scd2"}` -> ("merge", "scd2").
+def split_disposition(value: Any, owner: str) -> Tuple[WriteDisposition, Optional[MergeStrategy], Dict[str, Any]]:
+    """`"merge"` -> ("merge", None, {}); `{"disposition": "merge", "strategy": "scd2",
+    "validity_column_names": ["from", "to"]}` -> ("merge", "scd2", {"validity_column_names": ["from", "to"]}).
 
-    Raises `ValueError` naming `owner` (e.g. "resource issues") for an unknown disposition or strategy,
-    or a strategy with a disposition other than merge."""
-    disposition, strategy = (value.get("disposition"), value.get("strategy")) if isinstance(value, Mapping) else (value, None)
+    The options (MERGE_OPTIONS) come back as model config values: date-times as ISO text, and an option
+    set to None (dlt's default) left out. Raises `ValueError` naming `owner` (e.g. "resource issues") for an
+    unknown disposition, strategy or key, a strategy with a disposition other than merge, an option of
+    another strategy than the one chosen, or an option value of the wrong type."""
+    if isinstance(value, Mapping):
+        disposition, strategy = value.get("disposition"), value.get("strategy")
+        options = {k: v for k, v in value.items() if k not in ("disposition", "strategy")}
+    else:
+        disposition, strategy, options = value, None, {}
     if disposition not in WRITE_DISPOSITIONS:
         raise ValueError(f"{owner}: write_disposition={value!r}; expected one of {', '.join(WRITE_DISPOSITIONS)}")
     if strategy is not None and (disposition != "merge" or strategy not in MERGE_STRATEGIES):
         raise ValueError(f"{owner}: merge strategy {strategy!r}; expected merge with one of {', '.join(MERGE_STRATEGIES)}")
-    return disposition, strategy
+    return disposition, strategy, {key: _merge_option(owner, disposition, strategy, key, v)
+                                   for key, v in options.items() if v is not None}
+
+
+def _merge_option(owner: str, disposition: str, strategy: Optional[str], key: str, value: Any) -> Any:
+    where = f"{owner}: write_disposition key {key}"
+    if key in DLT_MERGE_OPTIONS_NOT_BUILT:
+        raise ValueError(f"{where}: dlt's option is not built in sparkload; remove it")
+    if key not in MERGE_OPTIONS:
+        raise ValueError(f"{where} is not known; expected disposition, strategy, {', '.join(MERGE_OPTIONS)}")
+    chosen = strategy or (DEFAULT_MERGE_STRATEGY if disposition == "merge" else None)
+    if chosen != MERGE_OPTIONS[key]:
+        raise ValueError(f"{where} applies to merge strategy {MERGE_OPTIONS[key]} only, not {chosen or disposition}")
+    if key == "validity_column_names":
+        if not (isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(c, str) and c for c in value)):
+            raise ValueError(f"{where}={value!r}; expected two column names, e.g. ['valid_from', 'valid_to']")
+        return list(value)
+    if key in ("active_record_timestamp", "boundary_timestamp"):
+        if isinstance(value, (dt.date, dt.datetime)):
+            return value.isoformat()
+        if not isinstance(value, str):
+            raise ValueError(f"{where}={value!r}; expected a date-time (ISO text, date or datetime)")
+        return value
+    expected = bool if key == "deduplicated" else str
+    if not isinstance(value, expected):
+        raise ValueError(f"{where}={value!r}; expected a {expected.__name__}")
+    return value

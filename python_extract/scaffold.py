@@ -56,6 +56,7 @@ def _sparkload_config(table: Table, root_model: Optional[str]) -> ModelConfig:
     config: ModelConfig = {"write_disposition": table.write_disposition}
     if table.write_disposition == "merge":
         config["strategy"] = table.merge_strategy or DEFAULT_MERGE_STRATEGY
+    config.update(table.merge_options)  # contract.MERGE_OPTIONS: model config keys of the same name
     for hint in KEY_HINTS:
         columns = table.column_hint(hint)
         if columns:

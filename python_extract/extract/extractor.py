@@ -185,7 +185,8 @@ class Extractor:
         table = normalize_path(res.table_for(item) if item is not None else res.table_for({}))
         if table not in self.schema.tables:
             meta = self.schema.table(table, write_disposition=res.write_disposition,
-                                     merge_strategy=res.merge_strategy, resource=res.name)
+                                     merge_strategy=res.merge_strategy, merge_options=dict(res.merge_options),
+                                     resource=res.name)
             for hint in KEY_HINTS:
                 for key in getattr(res, hint):
                     self.schema.set_column_hints(table, normalize_path(key), {hint: True, "nullable": False})

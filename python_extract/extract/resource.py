@@ -46,7 +46,7 @@ class Resource:
         incremental: Optional[Incremental] = None,
         section: Optional[str] = None,
     ):
-        self.write_disposition, self.merge_strategy = split_disposition(write_disposition, f"resource {name}")
+        self.write_disposition, self.merge_strategy, self.merge_options = split_disposition(write_disposition, f"resource {name}")
         self._data = with_config(data, section or name) if callable(data) else data
         self._args: Tuple[Any, ...] = ()
         self._kwargs: Dict[str, Any] = {}
@@ -81,7 +81,8 @@ class Resource:
             if hints.get(key) is not None:
                 hints[key] = as_key_list(hints[key])
         if hints.get("write_disposition") is not None:
-            self.write_disposition, self.merge_strategy = split_disposition(hints.pop("write_disposition"), f"resource {self.name}")
+            self.write_disposition, self.merge_strategy, self.merge_options = split_disposition(
+                hints.pop("write_disposition"), f"resource {self.name}")
         for key, value in hints.items():
             if value is not None:
                 setattr(self, key, value)

@@ -7,7 +7,7 @@ dates; numbers into text; ...) and otherwise goes to a variant column `name__v_<
 lost.
 
 Column hints kept for the dbt side: the contract's `ColumnHints` (python_extract/contract.py); table
-hints: `write_disposition`, `merge_strategy`, `parent`, `resource`. The schema is
+hints: `write_disposition`, `merge_strategy`, `merge_options`, `parent`, `resource`. The schema is
 versioned by a content hash (`version_hash`) and a counter (`version`) bumped when the hash changes.
 """
 from __future__ import annotations
@@ -55,6 +55,8 @@ class Table:
     columns: Dict[str, Dict[str, Any]] = field(default_factory=dict)
     write_disposition: WriteDisposition = DEFAULT_WRITE_DISPOSITION
     merge_strategy: Optional[MergeStrategy] = None
+    # the options of dlt's dict form of write_disposition (contract.MERGE_OPTIONS), as model config values
+    merge_options: Dict[str, Any] = field(default_factory=dict)
     parent: Optional[str] = None
     resource: Optional[str] = None
 
@@ -154,7 +156,7 @@ class Schema:
     def to_dict(self) -> Dict[str, Any]:
         return {
             "name": self.name, "version": self.version, "version_hash": self.version_hash(),
-            "engine_version": ENGINE_VERSION, "tables": {k: asdict(v) for k, v in self.tables.items()},
+            "engine_version": ENGINE_VERSION, "tables": {k: _table_dict(v) for k, v in self.tables.items()},
         }
 
     @classmethod
@@ -165,7 +167,7 @@ class Schema:
         return schema
 
     def version_hash(self) -> str:
-        content = {k: asdict(v) for k, v in self.tables.items()}
+        content = {k: _table_dict(v) for k, v in self.tables.items()}
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]
 
     def bump_version(self) -> bool:
@@ -175,3 +177,12 @@ class Schema:
             return False
         self.version, self.stored_hash = self.version + 1, current
         return True
+
+
+def _table_dict(table: Table) -> Dict[str, Any]:
+    """A table as stored and hashed; without merge options when it has none, so the schemas stored before
+    they existed keep their version hash."""
+    content = asdict(table)
+    if not content["merge_options"]:
+        del content["merge_options"]
+    return content

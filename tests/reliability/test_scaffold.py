@@ -1,8 +1,11 @@
 """`sparkload dbt scaffold` into an empty folder writes a project dbt runs; into an existing project it
 refuses, before writing any file, a model or source name the project already has, or prefixes the models
 with the dataset when asked (the second dataset here has a table of the same name as the first's); it
-writes where the project's `model-paths` say, and adds its profile to a `profiles.yml` of other projects."""
+writes where the project's `model-paths` say, and adds its profile to a `profiles.yml` of other projects; dlt's
+dict form of write_disposition with scd2 options reaches the model's config."""
 from __future__ import annotations
+
+import datetime as dt
 
 import yaml
 
@@ -103,3 +106,30 @@ def test_scaffold__into_a_folder_whose_profiles_yml_serves_other_projects_adds_i
     result = dbtRunner().invoke(["run", "--project-dir", str(project), "--profiles-dir", str(project)])
     assert result.success, result.exception
     assert column(spark, f"select name from `{names.target}`.customers") == ["Di"]
+
+
+def test_scaffold__a_ported_scd2_resource_keeps_its_dict_options_through_to_the_table(lakehouse, spark, names, tmp_path):
+    """dlt's dict form with scd2 options (validity column names, active-record timestamp), ported by
+    changing imports: the scaffolded model carries them, and `dbt run` builds the history with them."""
+    from dbt.cli.main import dbtRunner
+
+    @sl.resource(name="dim", primary_key="id", write_disposition={
+        "disposition": "merge", "strategy": "scd2", "validity_column_names": ["valid_from", "valid_to"],
+        "active_record_timestamp": "9999-12-31"})
+    def dim():
+        yield from ({"id": 1, "name": "a"}, {"id": 2, "name": "b"})
+
+    sl.pipeline(pipeline_name=names.staging, dataset_name=names.staging, pipelines_dir=str(tmp_path / "pipelines"),
+                lakehouse=lakehouse).run(dim)
+    project = tmp_path / "project"
+    assert cli.main(["dbt", "scaffold", "--dataset", names.staging, "--project-dir", str(project),
+                     "--home", str(lakehouse.home), "--target-schema", names.target]) == 0
+    model = (project / "models" / names.staging / "dim.sql").read_text()
+    assert "validity_column_names=['valid_from', 'valid_to']" in model and "active_record_timestamp='9999-12-31'" in model
+
+    result = dbtRunner().invoke(["run", "--project-dir", str(project), "--profiles-dir", str(project)])
+    assert result.success, result.exception
+    got = spark.sql(f"select id, name, cast(valid_to as date) as valid_to, valid_from is not null as has_from "
+                    f"from `{names.target}`.dim order by id").collect()
+    assert [tuple(r) for r in got] == [(1, "a", dt.date(9999, 12, 31), True),
+                                        (2, "b", dt.date(9999, 12, 31), True)]

@@ -2,6 +2,7 @@
 declares, and the Python users speak it. Fast tier: dbt's own Jinja environment, no adapter, no JVM."""
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -65,10 +66,22 @@ def test_contract__system_table_layouts_carry_spark_types():
         contract.layout("customers")
 
 
+SCD2 = {"disposition": "merge", "strategy": "scd2"}
+
+
 @pytest.mark.parametrize("value, expected", [
-    ("append", ("append", None)),
-    ({"disposition": "merge", "strategy": "insert-only"}, ("merge", "insert-only")),
-    ({"disposition": "merge"}, ("merge", None)),
+    ("append", ("append", None, {})),
+    ({"disposition": "merge", "strategy": "insert-only"}, ("merge", "insert-only", {})),
+    ({"disposition": "merge"}, ("merge", None, {})),
+    # dlt's options, as model config values: date-times as ISO text, None (dlt's default) left out
+    ({**SCD2, "validity_column_names": ("vf", "vt"), "active_record_timestamp": dt.date(9999, 12, 31),
+      "boundary_timestamp": dt.datetime(2024, 8, 21, 12, 15, tzinfo=dt.timezone.utc), "row_version_column_name": "h"},
+     ("merge", "scd2", {"validity_column_names": ["vf", "vt"], "active_record_timestamp": "9999-12-31",
+                        "boundary_timestamp": "2024-08-21T12:15:00+00:00", "row_version_column_name": "h"})),
+    ({**SCD2, "active_record_timestamp": None, "boundary_timestamp": "2024-01-01"},
+     ("merge", "scd2", {"boundary_timestamp": "2024-01-01"})),
+    ({"disposition": "merge", "strategy": "delete-insert", "deduplicated": True}, ("merge", "delete-insert", {"deduplicated": True})),
+    ({"disposition": "merge", "deduplicated": False}, ("merge", None, {"deduplicated": False})),  # delete-insert by default
 ])
 def test_split_disposition__accepts_dlt_forms(value, expected):
     assert contract.split_disposition(value, "resource r") == expected
@@ -78,10 +91,29 @@ def test_split_disposition__accepts_dlt_forms(value, expected):
     ("upsert", "resource r: write_disposition='upsert'; expected one of append, replace, merge"),
     ({"disposition": "append", "strategy": "upsert"}, "resource r: merge strategy 'upsert'; expected merge with one of"),
     ({"disposition": "merge", "strategy": "scd3"}, "delete-insert, upsert, scd2, insert-only"),
+    ({**SCD2, "validity_columns": ["a", "b"]}, "resource r: write_disposition key validity_columns is not known; "
+                                               "expected disposition, strategy, deduplicated, validity_column_names"),
+    ({"disposition": "merge", "strategy": "upsert", "skip_unchanged_rows": True},
+     "resource r: write_disposition key skip_unchanged_rows: dlt's option is not built in sparkload"),
+    ({**SCD2, "source_filter": "x > 1"}, "key source_filter: dlt's option is not built"),
+    ({"disposition": "merge", "strategy": "upsert", "row_version_column_name": "h"},
+     "key row_version_column_name applies to merge strategy scd2 only, not upsert"),
+    ({"disposition": "merge", "validity_column_names": ["a", "b"]}, "applies to merge strategy scd2 only, not delete-insert"),
+    ({"disposition": "replace", "deduplicated": True}, "key deduplicated applies to merge strategy delete-insert only, not replace"),
+    ({**SCD2, "validity_column_names": ["a"]}, "validity_column_names=\\['a'\\]; expected two column names"),
+    ({**SCD2, "active_record_timestamp": 20240101}, "active_record_timestamp=20240101; expected a date-time"),
+    ({"disposition": "merge", "deduplicated": "yes"}, "deduplicated='yes'; expected a bool"),
 ])
 def test_split_disposition__refuses_unknown_values_naming_the_owner(value, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
         contract.split_disposition(value, "resource r")
+
+
+def test_merge_options__each_is_a_model_config_key_of_its_strategy():
+    assert set(contract.MERGE_OPTIONS) == set(contract.WriteDispositionConfig.__annotations__) - {"disposition", "strategy"}
+    for key, strategy in contract.MERGE_OPTIONS.items():
+        assert key in contract.MODEL_CONFIG_KEYS
+        assert (key in contract.SCD2_MODEL_CONFIG_KEYS) == (strategy == "scd2"), key
 
 
 def test_contract__imports_nothing_but_the_stdlib():
@@ -119,11 +151,37 @@ def test_scaffold__a_model_config_uses_only_contract_keys():
         assert set(config) <= set(contract.MODEL_CONFIG_KEYS), set(config) - set(contract.MODEL_CONFIG_KEYS)
 
 
+def test_scaffold__the_dict_forms_options_become_the_models_config(tmp_path):
+    """A dlt pipeline ported by changing imports keeps its scd2 options: extracted into the schema (and
+    stored with it), then written by the scaffold into the model."""
+    from python_extract.extract.extractor import Extractor
+    from python_extract.extract.resource import Resource
+    from python_extract.hooks import Hooks
+    from python_extract.normalize.schema import Schema
+    from python_extract.packages import PackageStorage
+    from python_extract.scaffold import _model_config
+    from python_extract.state import new_state
+
+    res = Resource([{"id": 1}], "dim", write_disposition={
+        **SCD2, "validity_column_names": ["valid_from", "valid_to"], "active_record_timestamp": "9999-12-31"})
+    schema = Schema("p")
+    Extractor(PackageStorage(tmp_path), "raw", schema, new_state("p"), Hooks(), default_source="p").extract([res])
+    stored = Schema.from_dict(schema.to_dict())
+    assert _model_config(stored.tables["dim"], None) == {
+        "materialized": "sparkload", "write_disposition": "merge", "strategy": "scd2",
+        "validity_column_names": ["valid_from", "valid_to"], "active_record_timestamp": "9999-12-31"}
+    plain = Schema("p")
+    plain.table("t", write_disposition="merge", merge_strategy="upsert")
+    assert "merge_options" not in plain.to_dict()["tables"]["t"]  # schemas stored before the options keep their hash
+
+
 def test_resource__apply_hints_refuses_a_hint_the_contract_does_not_name():
     from python_extract.extract.resource import Resource
 
     res = Resource([{"id": 1}], "items")
     res.apply_hints(primary_key="id", write_disposition={"disposition": "merge", "strategy": "insert-only"})
     assert (res.primary_key, res.write_disposition, res.merge_strategy) == (["id"], "merge", "insert-only")
+    res.apply_hints(write_disposition={**SCD2, "row_version_column_name": "row_hash"})
+    assert (res.merge_strategy, res.merge_options) == ("scd2", {"row_version_column_name": "row_hash"})
     with pytest.raises(TypeError, match="resource items: unknown hint primary_keys; expected table_name, write_disposition"):
         res.apply_hints(primary_keys="id")
