@@ -4,10 +4,10 @@ crash prevented is applied again without changing anything.
 
 One `dbt run` in a child process applies the pending loads to a model of every strategy at once
 (threads); each model stops at its crash point (integration_tests/macros/crash_points.sql): after its
-commit, or, for a root with child models, after it logged the root rows it removes. The test kills the
-process once all got there, reruns in this process and compares every table with the same models built
-without interruption in another schema. Skipped on Delta: its Derby metastore admits one
-JVM at a time."""
+commit, or, for a root with child models, after it logged the root rows it removes, or, for a sequenced
+model with hard_delete (one per run), after its tombstones' MERGE committed. The test kills the process
+once all got there, reruns in this process and compares every table with the same models built without
+interruption in another schema. Skipped on Delta: its Derby metastore admits one JVM at a time."""
 from __future__ import annotations
 
 import os
@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from ..conftest import INTEGRATION, Dbt, Names
-from .conftest import TARGETS
+from .conftest import TARGETS, rows_of, table
 from .test_nested import FLAG, LOAD_1, LOAD_2
 
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
@@ -33,9 +33,9 @@ CRASH_POINTS = {
 CHILDREN = ["cust_up__orders", "cust_di__orders", "cust_di__orders__lines"]
 
 
-def crashed_run(names: Names, lakehouse, spark, log: Path) -> None:
-    """`dbt run` of the CRASH_POINTS models in a child process, killed once each reached its point."""
-    models = list(CRASH_POINTS)
+def crashed_run(names: Names, lakehouse, spark, log: Path, points=CRASH_POINTS) -> None:
+    """`dbt run` of the `points` models in a child process, killed once each reached its point."""
+    models = list(points)
     spark.sql(f"create schema if not exists {names.target}")
     spark.sql(f"create table if not exists {names.target}._crash_points (target string)")
     # a blocked model holds a task slot (it sleeps in a Spark task): one slot per model and then some
@@ -44,7 +44,7 @@ def crashed_run(names: Names, lakehouse, spark, log: Path) -> None:
     dbt = Path(sys.executable).with_name("dbt")
     cli = [str(dbt), "run", "--select", " ".join(models), "--threads", str(len(models)), "--target", "embedded",
            "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION),
-           "--vars", yaml.safe_dump({"staging_dataset": names.staging, "sparkload_crash_points": CRASH_POINTS})]
+           "--vars", yaml.safe_dump({"staging_dataset": names.staging, "sparkload_crash_points": points})]
     process = subprocess.Popen(cli, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 180
     try:
@@ -64,11 +64,15 @@ def contents(spark, relation):
     return sorted(tuple(str(v) for v in r) for r in spark.sql(f"select * from {relation}").collect())
 
 
-def test_faults__killed_at_a_commit_then_rerun_gives_the_uninterrupted_result(spark, lakehouse, stage, dbt, names, tmp_path):
+def skip_on_delta(spark):
     from python_extract.lakehouse import session_format
 
     if session_format(spark) == "delta":
         pytest.skip("a Delta lakehouse keeps its tables in a Derby metastore, which admits one JVM at a time")
+
+
+def test_faults__killed_at_a_commit_then_rerun_gives_the_uninterrupted_result(spark, lakehouse, stage, dbt, names, tmp_path):
+    skip_on_delta(spark)
     reference = Dbt(Names(staging=names.staging, target=names.target + "_ref"), dbt.target)
     everything = " ".join([*CRASH_POINTS, *CHILDREN])
     # load 1, applied without interruption to both schemas
@@ -94,3 +98,48 @@ def test_faults__killed_at_a_commit_then_rerun_gives_the_uninterrupted_result(sp
     for model in everything.split():
         assert contents(spark, f"{names.target}.{model}") == contents(spark, f"{reference.names.target}.{model}"), model
     assert all(contents(spark, f"{names.target}.{model}") for model in CRASH_POINTS)
+
+
+def versioned(id_, seq, name=None, deleted=False):
+    """An `items` row for both sequenced models: seq_up orders by `seq`, seq_di by (`major`, `minor`)."""
+    return {"id": id_, "seq": seq, "major": seq, "minor": 0, "prio": 0, "name": name, "deleted": deleted}
+
+
+def tombstones(spark, schema, model):
+    """The tombstones of one target, all columns but `target` (which names the schema: it selects them)."""
+    rows = spark.sql(f"select `key`, `sequence`, `load_id`, `loaded_at` from `{schema}`.`_sparkload_tombstones` "
+                     f"where `target` = '{schema}.{model}'").collect()
+    return sorted(tuple(r) for r in rows)
+
+
+# one model per child run: two models' tombstone MERGEs at once conflict over the shared table (each
+# scans all of it for `when not matched by source`), and Iceberg fails the later commit
+@pytest.mark.parametrize("model", ["seq_up", "seq_di"])  # upsert; delete-insert by (major, minor)
+def test_faults__killed_after_its_tombstones_committed_then_rerun_gives_the_uninterrupted_tables(
+        spark, lakehouse, stage, dbt, names, tmp_path, model):
+    skip_on_delta(spark)
+    reference = Dbt(Names(staging=names.staging, target=names.target + "_ref"), dbt.target)
+    # load 1, applied without interruption to both schemas: id 3 is deleted before the table had it
+    stage.load([versioned(1, 1, "a1"), versioned(2, 1, "b1"), versioned(3, 4, deleted=True)], columns=FLAG)
+    dbt.run(model)
+    reference.run(model)
+    before = table(spark, f"`{names.target}`.`{model}`", "*")
+    # load 2: id 1 deleted (a new tombstone), id 2 updated, id 4 new;
+    # load 3, late: older rows of both deleted keys, which the tombstones (and the batch's delete) keep out
+    pending = [
+        stage.load([versioned(1, 5, deleted=True), versioned(2, 2, "b2"), versioned(4, 1, "d1")], columns=FLAG),
+        stage.load([versioned(3, 2, "c2"), versioned(1, 3, "a3")], columns=FLAG),
+    ]
+
+    crashed_run(names, lakehouse, spark, tmp_path / "dbt.log", {model: "after_tombstones"})
+    ids = ", ".join(f"'{i}'" for i in pending)
+    assert spark.sql(f"select * from `{names.target}`.`_sparkload_applied_loads` where `load_id` in ({ids})").collect() == []
+    assert table(spark, f"`{names.target}`.`{model}`", "*") == before
+    # the kill came after the tombstones' commit: load 2's delete of id 1 is there already
+    assert [key for key, *_ in tombstones(spark, names.target, model)] == ['{"id":1}', '{"id":3}']
+    dbt.run(model)
+    reference.run(model)
+
+    assert table(spark, f"`{reference.names.target}`.`{model}`", "id, name") == rows_of((2, "b2"), (4, "d1"))
+    assert table(spark, f"`{names.target}`.`{model}`", "*") == table(spark, f"`{reference.names.target}`.`{model}`", "*")
+    assert tombstones(spark, names.target, model) == tombstones(spark, reference.names.target, model)
