@@ -182,7 +182,11 @@
 {#- Before a sequenced statement with hard_delete: the batch's winning deletes become its target's
     tombstones (a newer or equal one replaces an older), and its tombstones that expired are dropped.
     One MERGE into the tombstone table; run again after a crash it writes the same tombstones, and the
-    strategy's statement reads them only for keys whose winner in the batch is that delete. -#}
+    strategy's statement reads them only for keys whose winner in the batch is that delete.
+    The expired tombstones are rows of the MERGE's source (matched, then deleted), not a `when not matched
+    by source` clause: that clause scans the whole shared table, so Iceberg would check the commit against
+    every other model's tombstones and fail one of two models committing at once (dbt threads). Matched by
+    `target` and key only, the MERGE reads and rewrites its own target's partition. -#}
 {% macro run_sparkload_record_tombstones(args) -%}
   {{ return(adapter.dispatch('run_sparkload_record_tombstones', 'sparkload')(args)) }}
 {%- endmacro %}
@@ -194,8 +198,8 @@
   {%- set tombstones = sl.sparkload_tombstones_relation(target) -%}
   {%- set name = q(target.schema ~ '.' ~ target.identifier) -%}
   {%- set deleted = sl.get_sparkload_deleted_sql(cfg, args.columns, 's') -%}
-  {#- partitioned by target: a model's MERGE (whose condition names its target) commits files of its own
-      partition only, so the schema's models do not conflict over this shared table -#}
+  {#- partitioned by target: a model's MERGE (whose condition names its target) reads and commits files of
+      its own partition only, so the schema's models do not conflict over this shared table -#}
   {%- call statement('sparkload_create_tombstones') -%}
     create table if not exists {{ rel(tombstones) }} {{ sl.get_sparkload_system_table_columns_sql(tombstones.identifier) }} {{ sl.get_sparkload_shared_table_options_sql(cfg.file_format) }}
       partitioned by (`target`)
@@ -209,24 +213,33 @@
   {%- endfor -%}
   {%- set deletes -%}
     select {{ json(cfg.primary_key, 's') }} as `key`, {{ json(cfg.sequence_by, 's') }} as `sequence`, s.`_dlt_load_id` as `load_id`,
-      l.`inserted_at` as `loaded_at`, {{ sl.sparkload_column_list(cfg.sequence_by, 's') }}, s.`_dlt_load_id`
+      l.`inserted_at` as `loaded_at`, {{ sl.sparkload_column_list(cfg.sequence_by, 's') }}, s.`_dlt_load_id`, false as `__sparkload_expired`
     from `survivors` as s
     join {{ rel(cfg.loads) }} as l on l.`load_id` = s.`_dlt_load_id`
     where {{ deleted }}
+  {%- endset -%}
+  {%- set no_sequence = [] -%}
+  {%- for c in cfg.sequence_by -%}{%- do no_sequence.append('cast(null as ' ~ types[c] ~ ') as ' ~ sl.sparkload_ident(c)) -%}{%- endfor -%}
+  {%- set expired -%}
+    select t.`key`, t.`sequence`, t.`load_id`, t.`loaded_at`, {{ no_sequence | join(', ') }}, cast(null as string) as `_dlt_load_id`, true as `__sparkload_expired`
+    from {{ rel(tombstones) }} as t
+    left anti join `deletes` as d on d.`key` = t.`key`
+    where t.`target` = {{ name }} and t.`loaded_at` < {{ sl.get_sparkload_tombstone_cutoff_sql(args) }}
   {%- endset -%}
   {%- call statement('sparkload_record_tombstones') -%}
     merge into {{ rel(tombstones) }} as t
     using (
     {{ sl.get_sparkload_with_sql([('batch', args.batch_sql),
                                ('survivors', sl.get_sparkload_survivors_sql(dict(args, batch_sql='select * from `batch`'))),
-                               ('deletes', deletes)]) }}
-    select * from `deletes`
+                               ('deletes', deletes), ('expired', expired)]) }}
+    select * from `deletes` union all select * from `expired`
     ) as s
     on t.`target` = {{ name }} and t.`key` = s.`key`
+    when matched and s.`__sparkload_expired` then delete
     when matched and {{ sl.get_sparkload_sequence_wins_sql(sl.sparkload_sequence_version(cfg, 's'), old + ['t.`load_id`']) }} then
       update set t.`sequence` = s.`sequence`, t.`load_id` = s.`load_id`, t.`loaded_at` = s.`loaded_at`
-    when not matched then insert (`target`, `key`, `sequence`, `load_id`, `loaded_at`) values ({{ name }}, s.`key`, s.`sequence`, s.`load_id`, s.`loaded_at`)
-    when not matched by source and t.`target` = {{ name }} and t.`loaded_at` < {{ sl.get_sparkload_tombstone_cutoff_sql(args) }} then delete
+    when not matched and not s.`__sparkload_expired` then
+      insert (`target`, `key`, `sequence`, `load_id`, `loaded_at`) values ({{ name }}, s.`key`, s.`sequence`, s.`load_id`, s.`loaded_at`)
   {%- endcall -%}
 {%- endmacro %}
 

@@ -82,6 +82,32 @@ def test_sequence_by__a_tombstone_expires_after_tombstone_retention(spark, stage
     assert table(spark, f"{names.target}._sparkload_tombstones", "key") == rows_of(('{"id":3}',))
 
 
+@pytest.mark.dbt_targets("embedded")
+def test_sequence_by__models_of_one_schema_record_their_tombstones_at_once(spark, stage, dbt, names):
+    """Three sequenced models with hard_delete share `_sparkload_tombstones`; run with three dbt threads, their
+    tombstone MERGEs run at once. Each reads and commits only its own target's partition, so none fails on
+    Iceberg's check of concurrent commits (a MERGE that scanned the whole table, as `when not matched by
+    source` does, failed one of them here). Each load deletes keys in every model, and seq_up_brief (a
+    retention of 1 second) also drops expired tombstones in the same runs."""
+    models = ("seq_up", "seq_di", "seq_up_brief")
+    row = lambda id_, seq, **kw: {"id": id_, "seq": seq, "major": seq, "minor": 0, "prio": 0, **kw}  # noqa: E731
+    up(stage, [row(i, 1, name=f"n{i}") for i in range(1, 7)])
+    dbt.invoke("run", "--threads", "3", "--select", *models, vars={"seq_retention": "1 seconds"})
+    for k in range(3):  # each round deletes two keys and brings a late older row of one deleted earlier
+        time.sleep(1.1)
+        late = [row(2 * k - 1, 0, name="late")] if k else []
+        up(stage, [row(2 * k + 1, 5, deleted=True), row(2 * k + 2, 5, deleted=True), *late])
+        dbt.invoke("run", "--threads", "3", "--select", *models, vars={"seq_retention": "1 seconds"})
+    for model in models:
+        # seq_up_brief's tombstones of ids 1 and 3 had expired when their late rows came
+        kept = rows_of((1, "late"), (3, "late")) if model == "seq_up_brief" else []
+        assert table(spark, f"{names.target}.{model}", "id, name") == kept, model
+    tombs = spark.sql(f"select `target`, `key` from `{names.target}`.`_sparkload_tombstones`").collect()
+    by_model = {m: sorted(r["key"] for r in tombs if r["target"] == f"{names.target}.{m}") for m in models}
+    assert by_model == {"seq_up": [f'{{"id":{i}}}' for i in range(1, 7)], "seq_di": [f'{{"id":{i}}}' for i in range(1, 7)],
+                        "seq_up_brief": ['{"id":5}', '{"id":6}']}
+
+
 def test_sequence_by__equal_sequences_go_to_the_later_load_and_a_rerun_changes_nothing(spark, stage, dbt, names):
     target = f"{names.target}.seq_up"
     up(stage, [{"id": 1, "seq": 5, "name": "first"}])

@@ -63,7 +63,12 @@ def test_sequence_render__tombstones_keep_the_newest_delete_per_key_and_drop_exp
     assert merge.startswith("merge into `target`.`_sparkload_tombstones` as t")
     assert "to_json(named_struct('id', s.`id`), map('timestampFormat', 'yyyy-MM-dd\\'T\\'HH:mm:ss.SSSSSSXXX')) as `key`" in merge
     assert "from_json(t.`sequence`, '`seq` bigint', map(" in merge
-    assert "when not matched by source and t.`target` = 'target.items' and t.`loaded_at` < cast('2024-01-01' as timestamp) - interval 7200 seconds then delete" in merge
+    # expired tombstones come in as source rows of their own target; no `not matched by source`, which would
+    # scan (and conflict over) every target's tombstones
+    assert ("from `target`.`_sparkload_tombstones` as t left anti join `deletes` as d on d.`key` = t.`key` "
+            "where t.`target` = 'target.items' and t.`loaded_at` < cast('2024-01-01' as timestamp) - interval 7200 seconds") in merge
+    assert "on t.`target` = 'target.items' and t.`key` = s.`key` when matched and s.`__sparkload_expired` then delete" in merge
+    assert "not matched by source" not in merge
 
 
 @pytest.mark.parametrize("over, message", [
