@@ -8,7 +8,7 @@
       keep_snapshots_for: '7d'            the time-travel window: younger snapshots are never expired
       retain_snapshots: 1                 at least this many snapshots stay, whatever their age
       remove_orphans_older_than: '3d'     files no snapshot references, older than this (>= 1d); none: off
-    A trigger set to none (or 'none', 'off': YAML's spelling from the command line) never fires. Sizes: bytes or '<n>KiB|MiB|GiB'; durations: seconds or '<n>s|m|h|d'.
+    A trigger set to none (or 'none', 'off': YAML's spelling from the command line) never fires. Sizes: bytes or '<n>KiB|MiB|GiB'; durations: seconds or '<n>s|m|h|d' or '<n> seconds|minutes|hours|days' (durations.sql).
 
     Each action is one statement and one optimistic commit of the table format, so it never loses a
     concurrent writer's commit: Iceberg's rewrites commit with partial progress, so a file group that
@@ -64,7 +64,7 @@
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set fail = sl._sparkload_maintenance_fail -%}
   {%- set expected = {'count': 'an integer >= 1', 'ratio': 'a number > 0 and <= 1',
-                      'size': "bytes or '<n>KiB', '<n>MiB', '<n>GiB'", 'duration': "seconds or '<n>s', '<n>m', '<n>h', '<n>d'"}[kind]
+                      'size': "bytes or '<n>KiB', '<n>MiB', '<n>GiB'", 'duration': "seconds or '<n>s', '<n>m', '<n>h', '<n>d', '<n> days'"}[kind]
                      ~ (' or none' if nullable else '') -%}
   {%- if value is none or value is sameas false or (value is string and value | lower in ['none', 'off']) -%}
     {%- if nullable -%}{{ return(none) }}{%- endif -%}
@@ -75,8 +75,11 @@
     {%- if value is number and 0 < value <= 1 -%}{{ return(value) }}{%- endif -%}
   {%- elif value is integer -%}
     {%- if value >= (1 if kind == 'count' else 0) -%}{{ return(value) }}{%- endif -%}
-  {%- elif value is string and kind in ['size', 'duration'] -%}
-    {%- set units = {'KiB': 1024, 'MiB': 1048576, 'GiB': 1073741824} if kind == 'size' else {'s': 1, 'm': 60, 'h': 3600, 'd': 86400} -%}
+  {%- elif value is string and kind == 'duration' -%}
+    {%- set seconds = sl.sparkload_duration_seconds(value) -%}
+    {%- if seconds is not none -%}{{ return(seconds) }}{%- endif -%}
+  {%- elif value is string and kind == 'size' -%}
+    {%- set units = {'KiB': 1024, 'MiB': 1048576, 'GiB': 1073741824} -%}
     {%- set found = modules.re.match('^\\s*(\\d+)\\s*(' ~ units.keys() | join('|') ~ ')\\s*$', value) -%}
     {%- if found -%}{{ return(found.group(1) | int * units[found.group(2)]) }}{%- endif -%}
   {%- endif -%}

@@ -28,7 +28,7 @@
   {%- if cfg.tombstone_retention is not none and not (cfg.sequence_by and cfg.hard_delete) -%}
     {{ fail(target, 'tombstone_retention=' ~ cfg.tombstone_retention ~ ' applies only with sequence_by and hard_delete (strategy=upsert or delete-insert).') }}
   {%- elif cfg.tombstone_retention is not none and sl.sparkload_duration_seconds(cfg.tombstone_retention) is none -%}
-    {{ fail(target, 'tombstone_retention=' ~ cfg.tombstone_retention ~ ' is not a duration; expected \'<n> seconds|minutes|hours|days\', e.g. \'30 days\'.') }}
+    {{ fail(target, 'tombstone_retention=' ~ cfg.tombstone_retention ~ ' is not a duration; expected \'<n> seconds|minutes|hours|days\' or \'<n>s|m|h|d\', e.g. \'30 days\'.') }}
   {%- endif -%}
 {%- endmacro %}
 
@@ -44,18 +44,6 @@
     {{ sl._sparkload_fail(target, 'sequence_by column `' ~ col ~ '` is not among the model\'s columns (' ~ names | join(', ') ~ ') (loads '
         ~ pending.ids | join(', ') ~ '). ' ~ sl.sparkload_abort_hint(cfg, pending.pipelines, pending.ids)) }}
   {%- endfor -%}
-{%- endmacro %}
-
-{#- '30 days' -> 2592000: a duration in seconds ('<n> seconds|minutes|hours|days', singular too), or
-    none when `value` is not one. -#}
-{% macro sparkload_duration_seconds(value) -%}
-  {{ return(adapter.dispatch('sparkload_duration_seconds', 'sparkload')(value)) }}
-{%- endmacro %}
-
-{% macro default__sparkload_duration_seconds(value) -%}
-  {%- set found = modules.re.match('^\\s*(\\d+)\\s+(second|minute|hour|day)s?\\s*$', value | string) if value is string else none -%}
-  {%- if found is none -%}{{ return(none) }}{%- endif -%}
-  {{ return(found.group(1) | int * {'second': 1, 'minute': 60, 'hour': 3600, 'day': 86400}[found.group(2)]) }}
 {%- endmacro %}
 
 {#- Whether the version `new` beats or equals the version `old`: lists of SQL expressions, the

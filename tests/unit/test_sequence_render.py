@@ -96,6 +96,7 @@ def test_sequence_render__valid_configs_pass(package):
 
 
 @pytest.mark.parametrize("value, seconds", [("30 days", 2592000), ("1 day", 86400), (" 2 hours ", 7200), ("90 minutes", 5400),
-                                            ("30d", None), ("days", None), (30, None)])
+                                            ("30d", 2592000), ("15 s", 15), (30, 30), ("days", None), ("30 dayz", None),
+                                            ("-1 days", None), (-5, None), (True, None), ("1.5h", None)])
 def test_sequence_render__durations(package, value, seconds):
     assert package["sparkload_duration_seconds"](value) == seconds
