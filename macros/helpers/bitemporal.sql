@@ -92,10 +92,14 @@
     {%- for c in names -%}
       {%- do padded.append('t.' ~ ident(c) if c in cfg.merge_key or c in versions or c == '_dlt_load_id' else 'null as ' ~ ident(c)) -%}
     {%- endfor -%}
+    {#- the batch's keys straight from `batch` (not through the version ids), broadcast so the table is
+        filtered as it is read, never shuffled: planned as a shuffle join, the whole table was shuffled
+        before adaptive execution turned it into a broadcast (up to 2M keys; more are left to the planner) -#}
     {%- set known -%}
-      select {{ padded | join(', ') }}, t.{{ valid_from }}, coalesce(t.{{ valid_to }} = t.{{ valid_from }}, false), 0, t.{{ valid_to }}
+      select {% if args.stats.rows <= 2000000 %}/*+ broadcast(s) */ {% endif -%}
+        {{ padded | join(', ') }}, t.{{ valid_from }}, coalesce(t.{{ valid_to }} = t.{{ valid_from }}, false), 0, t.{{ valid_to }}
       from {{ sl.sparkload_relation(args.target) }} as t
-      left semi join (select distinct {{ keys }} from `incoming`) as s on {{ sl.get_sparkload_key_predicate_sql(cfg.merge_key) }}
+      left semi join (select distinct {{ keys }} from `batch`) as s on {{ sl.get_sparkload_key_predicate_sql(cfg.merge_key) }}
       where {{ sl.get_sparkload_prune_sql(cfg.merge_key, args.stats, columns) }}
     {%- endset -%}
     {%- do steps.append(('known', known)) -%}

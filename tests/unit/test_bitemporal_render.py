@@ -29,7 +29,8 @@ def test_bitemporal_render__one_merge_from_named_steps_updates_validity_and_inse
     assert sql.count("merge into") == 1
     # the sequence column, quoted and escaped, dates each event; the table's events of the batch's keys only
     assert "cast(b.`up``d` as timestamp) end as `__valid_from`" in sql
-    assert "left semi join (select distinct `id` from `incoming`) as s on t.`id` <=> s.`id`" in sql
+    assert "select /*+ broadcast(s) */ t.`id`, " in sql
+    assert "left semi join (select distinct `id` from `batch`) as s on t.`id` <=> s.`id`" in sql
     assert "where (t.`id`) in ((cast('1' as bigint)), (cast('3' as bigint)))" in sql
     # a delete is zero-width; the others end at the next event of their key
     assert "case when `__tombstone` then `__valid_from` else coalesce(lead(`__valid_from`) over (partition by `id` order by `__valid_from`), cast(null as timestamp)) end" in sql
