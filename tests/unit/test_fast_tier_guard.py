@@ -1,6 +1,9 @@
 """The fast tier's guards can fail: a test of tests/unit that starts a JVM, hides that it did, or asks for
 an execution-tier fixture does not pass. Each case runs a small test folder with a copy of the fast
-tier's conftest through pytest's own `pytester`, in this process, so no JVM ever starts."""
+tier's conftest through pytest's own `pytester`. The two cases that start a SparkSession run in a pytest
+subprocess: in a full run this process may hold a session of the execution tier already (an xdist worker
+runs both tiers), and `getOrCreate` would return it without starting a JVM; the guard stops the
+subprocess's JVM before it starts."""
 from __future__ import annotations
 
 import shutil
@@ -29,7 +32,7 @@ def test_guard__a_test_starting_a_spark_session_fails_naming_it(fast_tier):
             from pyspark.sql import SparkSession
             SparkSession.builder.master("local[1]").getOrCreate()
     """})
-    result = fast_tier.runpytest_inprocess("-p", "no:cacheprovider")
+    result = fast_tier.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*JvmStarted*test_starts_spark*started a JVM*"])
 
@@ -43,7 +46,7 @@ def test_guard__a_test_that_swallows_the_refusal_still_fails(fast_tier):
             except BaseException:
                 pass
     """})
-    result = fast_tier.runpytest_inprocess("-p", "no:cacheprovider")
+    result = fast_tier.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*test_hides_it started a JVM (the test caught the refusal)*"])
 
