@@ -19,7 +19,7 @@ demo: setup
 	.venv/bin/sparkload demo
 
 test: setup
-	.venv/bin/pytest -n $(TEST_WORKERS) --dist loadgroup
+	.venv/bin/pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 test-fast: setup
 	.venv/bin/pytest tests/unit

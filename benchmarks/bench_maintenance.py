@@ -99,7 +99,7 @@ def main() -> None:
     args = parser.parse_args()
     home = Path(args.home or tempfile.mkdtemp(prefix="bench_maintenance_"))
     os.environ["SPARKLOAD_HOME"] = str(home)
-    config = LakehouseConfig.from_env(home=home, table_format="iceberg", spark_conf={"spark.driver.memory": "4g"})
+    config = LakehouseConfig.from_env(home=home, table_format="iceberg", spark_conf={"spark.driver.memory": "8g"})  # as merge_project's profile
     spark = get_session(config)
     dbt = Dbt(spark)
     from dbt.cli.main import dbtRunner

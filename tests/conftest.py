@@ -55,6 +55,9 @@ XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ... in a worke
 # in one batch (its `parity` fixture), which two workers would each run whole
 ONE_WORKER_FOLDERS = ("tests/parity/",)
 DEPS_INSTALLED = "SPARKLOAD_TEST_DBT_DEPS_INSTALLED"
+FAST_TIER = "tests/unit/"
+GROUP_SECONDS = Path(__file__).with_name("group_seconds.json")  # {group: seconds}, see group_seconds()
+GROUP_SECONDS_KEY = "sparkload/group_seconds"
 
 from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared by every test folder)
 
@@ -111,14 +114,67 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
 
 
+def group_of(nodeid: str) -> str:
+    """The xdist group of a test: its file, or its folder if that is one of ONE_WORKER_FOLDERS."""
+    path = nodeid.split("::")[0]
+    return next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), path)
+
+
+def group_seconds(config) -> Dict[str, float]:
+    """Seconds each group took in a whole run: GROUP_SECONDS (measured in a full run on a quiet machine and
+    checked in, so a fresh clone orders by it too), overridden by what this checkout's last runs measured
+    (pytest's cache, written by the controller at the end of each run)."""
+    import json
+
+    seconds = json.loads(GROUP_SECONDS.read_text()) if GROUP_SECONDS.exists() else {}
+    cache = getattr(config, "cache", None)
+    seconds.update(cache.get(GROUP_SECONDS_KEY, {}) if cache else {})
+    return seconds
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """Under xdist, the tests of one file run on one worker (module- and class-wide fixtures run once),
-    and those of a folder in ONE_WORKER_FOLDERS too."""
-    for item in items:
-        path = item.nodeid.split("::")[0]
-        group = next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), path)
+    and those of a folder in ONE_WORKER_FOLDERS too.
+
+    The order of the run: the fast tier (tests/unit) first, then the groups of the execution tier, longest
+    first (as measured, `group_seconds`), so that the last group a worker takes is a short one. `make test`
+    passes `--no-loadscope-reorder`, so xdist hands out groups in this order (its own order is by number
+    of tests)."""
+    seconds = group_seconds(config)
+    first_seen: Dict[str, int] = {}
+    for index, item in enumerate(items):
+        group = group_of(item.nodeid)
+        first_seen.setdefault(group, index)
         item.add_marker(pytest.mark.xdist_group(group))
+
+    def rank(item):
+        group = group_of(item.nodeid)
+        return (not group.startswith(FAST_TIER), -seconds.get(group, 0.0), first_seen[group])
+
+    items.sort(key=rank)  # stable: the tests of a group keep their order
+
+
+_measured: Dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    """In the controller (or a run without workers): the seconds of each group, setup and teardown included."""
+    if not XDIST_WORKER:
+        group = group_of(report.nodeid)
+        _measured[group] = _measured.get(group, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Keep the groups' seconds of a whole run (no paths, -k or -m given; not stopped by -x or Ctrl-C)."""
+    config = session.config
+    cache = getattr(config, "cache", None)
+    whole = config.args in ([], ["tests"], [str(REPO / "tests")]) and not config.option.keyword and not config.option.markexpr
+    if XDIST_WORKER or not cache or not _measured or not whole or exitstatus not in (0, 1) or session.shouldstop:
+        return
+    seconds = cache.get(GROUP_SECONDS_KEY, {})
+    seconds.update({group: round(s, 1) for group, s in _measured.items()})
+    cache.set(GROUP_SECONDS_KEY, seconds)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -1,0 +1,71 @@
+"""The order a run hands its files to the xdist workers (`tests/conftest.py`): the fast tier first, then the
+execution tier's groups longest first by their measured seconds, a group's tests kept together and in order."""
+from __future__ import annotations
+
+import json
+
+from tests import conftest as root
+
+
+class Item:
+    def __init__(self, nodeid):
+        self.nodeid = nodeid
+        self.markers = []
+
+    def add_marker(self, marker):
+        self.markers.append(marker)
+
+
+class Cache:
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+    def get(self, key, default):
+        return self.seconds if key == root.GROUP_SECONDS_KEY else default
+
+
+class Config:
+    def __init__(self, seconds=None):
+        self.cache = Cache(seconds or {})
+
+
+COLLECTED = [
+    "tests/adapter/test_basic.py::test_a", "tests/adapter/test_basic.py::test_b",
+    "tests/materialization/test_faults.py::test_kill[x]", "tests/materialization/test_faults.py::test_kill[y]",
+    "tests/parity/test_differential.py::test_scenario[one]", "tests/parity/test_generated.py::test_generated[two]",
+    "tests/test_docs.py::test_links",
+    "tests/unit/test_contract.py::test_lists", "tests/unit/test_normalize.py::test_names",
+]
+
+
+def ordered(seconds):
+    items = [Item(nodeid) for nodeid in COLLECTED]
+    root.pytest_collection_modifyitems(Config(seconds), items)
+    return [item.nodeid for item in items], items
+
+
+def test_run_order__fast_tier_first_then_longest_groups_first_each_group_together():
+    order, items = ordered({"tests/parity/": 700.0, "tests/materialization/test_faults.py": 150.0,
+                            "tests/adapter/test_basic.py": 20.0})
+    assert order == [
+        "tests/unit/test_contract.py::test_lists", "tests/unit/test_normalize.py::test_names",
+        "tests/parity/test_differential.py::test_scenario[one]", "tests/parity/test_generated.py::test_generated[two]",
+        "tests/materialization/test_faults.py::test_kill[x]", "tests/materialization/test_faults.py::test_kill[y]",
+        "tests/adapter/test_basic.py::test_a", "tests/adapter/test_basic.py::test_b",
+        "tests/test_docs.py::test_links",  # not measured: after the measured ones, in collection order
+    ]
+    groups = {item.nodeid: item.markers[0].args[0] for item in items}
+    assert groups["tests/parity/test_generated.py::test_generated[two]"] == "tests/parity/"  # one worker for the batch
+    assert groups["tests/adapter/test_basic.py::test_b"] == "tests/adapter/test_basic.py"
+
+
+def test_run_order__this_checkouts_measurements_override_the_checked_in_ones():
+    checked_in = json.loads(root.GROUP_SECONDS.read_text())
+    assert checked_in["tests/parity/"] > checked_in.get("tests/adapter/test_basic.py", 0.0)
+    order, _ = ordered({"tests/adapter/test_basic.py": checked_in["tests/parity/"] + 1})
+    assert order.index("tests/adapter/test_basic.py::test_a") < order.index("tests/parity/test_differential.py::test_scenario[one]")
+
+
+def test_run_order__every_checked_in_group_is_a_file_or_folder_of_the_suite():
+    missing = [group for group in json.loads(root.GROUP_SECONDS.read_text()) if not (root.REPO / group).exists()]
+    assert not missing, f"tests/group_seconds.json names groups that no longer exist: {missing}"
