@@ -118,6 +118,19 @@ def _phases(events: list, launched_at: float) -> list:
     return out
 
 
+def _statements(events: list) -> list:
+    """(model, SQL, seconds) of each statement of a run, from its SQLQuery and SQLQueryStatus events."""
+    out, sent = [], None
+    for e in events:
+        name = e["info"]["name"]
+        if name == "SQLQuery":
+            sent = ((e["data"].get("node_info") or {}).get("node_name"), e["data"].get("sql", ""))
+        elif name == "SQLQueryStatus" and sent:
+            out.append((*sent, float(e["data"].get("elapsed", 0))))
+            sent = None
+    return out
+
+
 def _profile(call: Call) -> None:
     print("\nwhere a warm no-op `dbt run` spends its time")
     launched = time.time()
@@ -125,6 +138,11 @@ def _profile(call: Call) -> None:
     for what, at in _phases(run["events"], launched):
         print(f"  {at:6.2f} s  {what}")
     print(f"  {run['wall']:6.2f} s  exit")
+    statements = _statements(run["events"])
+    print(f"  statements: {len(statements)}, {sum(s for _, _, s in statements):.2f} s answering them:")
+    for node, sql, seconds in statements:
+        text = " ".join(re.sub(r"/\*.*?\*/", "", sql, flags=re.S).split())  # without dbt's query comment
+        print(f"    {seconds:5.2f} s  {node or '(no model)':<16} {text[:90]}")
     timed = call("run", "--target", "warm", prefix=(sys.executable, "-X", "importtime"))
     imports = []
     for line in timed["stderr"].splitlines():
