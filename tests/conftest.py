@@ -262,6 +262,13 @@ def names(request) -> Names:
     return Names(staging=f"raw_{n}_{slug}", target=f"dbt_{n}_{slug}")
 
 
+def dbt_env(names: Names, staging: Optional[str] = None) -> Dict[str, str]:
+    """The environment that points integration_tests/ at a test's schemas: the models' schema
+    (models/test_schemas.yml) and the staging dataset its sources read (sources.yml). Env vars, not the
+    profile's schema or vars, so that dbt re-parses only those files and their models for each test."""
+    return {"SPARKLOAD_TARGET_SCHEMA": names.target, "SPARKLOAD_STAGING_DATASET": staging or names.staging}
+
+
 class Dbt:
     """Runs dbt commands of integration_tests/ in this process: on the shared SparkSession (target
     `embedded`) or through the thrift server over the same lakehouse (`thrift`, `sparkload_thrift`)."""
@@ -272,14 +279,16 @@ class Dbt:
         self.logs: List[str] = []
         self.queries: List[tuple] = []  # (node name or None, SQL) of each statement dbt sent, in order
 
-    def invoke(self, *args: str, vars: Optional[Dict[str, Any]] = None, expect_success: bool = True):
+    def invoke(self, *args: str, vars: Optional[Dict[str, Any]] = None, staging: Optional[str] = None,
+               expect_success: bool = True):
+        """`dbt <args>` on the test's schemas (env vars: see dbt_env); `staging` reads another staging dataset."""
         import yaml
         from dbt.cli.main import dbtRunner
 
-        os.environ["SPARKLOAD_TARGET_SCHEMA"] = self.names.target
-        all_vars = {"staging_dataset": self.names.staging, **(vars or {})}
-        cli = [*args, "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION),
-               "--target", self.target, "--vars", yaml.safe_dump(all_vars)]
+        os.environ.update(dbt_env(self.names, staging))
+        cli = [*args, "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION), "--target", self.target]
+        if vars:  # only when given: new vars make dbt parse the whole project again
+            cli += ["--vars", yaml.safe_dump(vars)]
         events: List[str] = []
 
         def on_event(e) -> None:

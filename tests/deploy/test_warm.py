@@ -19,7 +19,7 @@ import yaml
 
 from python_extract.servers.warm import WarmFiles, stop_server
 
-from ..conftest import INTEGRATION, Dbt, Names, rows
+from ..conftest import INTEGRATION, Dbt, Names, dbt_env, rows
 from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
 from .commands import alive, port_held_for, readme_block, started_at
 
@@ -55,9 +55,8 @@ class DbtProcess:
     def start(self, *args: str) -> subprocess.Popen:
         self.count += 1
         work = self.tmp / f"dbt-{self.count}"
-        cli = [*args, "--project-dir", str(INTEGRATION), "--profiles-dir", str(self.profiles),
-               "--vars", yaml.safe_dump({"staging_dataset": self.names.staging})]
-        env = {**os.environ, "SPARKLOAD_TARGET_SCHEMA": self.names.target,
+        cli = [*args, "--project-dir", str(INTEGRATION), "--profiles-dir", str(self.profiles)]
+        env = {**os.environ, **dbt_env(self.names),
                "DBT_TARGET_PATH": str(work / "target"), "DBT_LOG_PATH": str(work / "logs")}
         return subprocess.Popen([sys.executable, "-c", DBT_PROCESS, *cli], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)

@@ -58,7 +58,7 @@ def land(spark, staging: str, load: dict) -> None:
 def dbt_run(staging: str, target: str, halt: bool = False) -> None:
     from dbt.cli.main import dbtRunner
 
-    os.environ["SPARKLOAD_TARGET_SCHEMA"] = target
+    os.environ.update({"SPARKLOAD_TARGET_SCHEMA": target, "SPARKLOAD_STAGING_DATASET": staging})  # as conftest's dbt_env
 
     wrote = threading.Event()  # HALT_MODEL's strategy statement was sent (and, run in order, committed)
 
@@ -78,8 +78,7 @@ def dbt_run(staging: str, target: str, halt: bool = False) -> None:
     common = ["--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT), "--target", "embedded", "--quiet"]
     if not (PROJECT / "dbt_packages" / "sparkload").exists():
         assert runner.invoke(["deps", *common]).success
-    result = runner.invoke(["run", "--threads", "1", "--select", *MODELS,
-                            "--vars", json.dumps({"staging_dataset": staging}), *common])
+    result = runner.invoke(["run", "--threads", "1", "--select", *MODELS, *common])
     assert result.success, result.exception
 
 

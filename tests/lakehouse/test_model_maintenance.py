@@ -9,13 +9,14 @@ tests/ would be read as the package's data tests), which installs the package wi
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 import python_extract as sl
 
-from ..conftest import INTEGRATION, REPO, Dbt
+from ..conftest import INTEGRATION, REPO, Dbt, dbt_env
 
 MAINTENANCE = "maintenance={'compact_when': {'small_files': 2, 'delete_files': 2}, 'remove_orphans_older_than': none}"
 MODELS = {
@@ -36,14 +37,13 @@ class ProjectDbt:
     def run(self, *select: str, expect_success: bool = True):
         import os
 
-        import yaml
         from dbt.cli.main import dbtRunner
 
-        os.environ["SPARKLOAD_TARGET_SCHEMA"] = self.dbt.names.target
+        os.environ.update(dbt_env(self.dbt.names))
         events = []
         result = dbtRunner(callbacks=[lambda e: events.append(e.info.msg)]).invoke([
             "run", "--select", *select, "--project-dir", str(self.root), "--profiles-dir", str(INTEGRATION),
-            "--target", self.dbt.target, "--vars", yaml.safe_dump({"staging_dataset": self.dbt.names.staging})])
+            "--target", self.dbt.target])
         if expect_success and not result.success:
             raise AssertionError(f"dbt run failed: {result.exception}\n" + "\n".join(events[-30:]))
         return result, events
@@ -55,11 +55,15 @@ def project_root(dbt_deps, tmp_path_factory) -> Path:
 
     root = tmp_path_factory.mktemp("maintenance_project")
     (root / "dbt_project.yml").write_text("name: sparkload_maintenance_tests\nversion: '0.1.0'\nconfig-version: 2\n"
-                                          "profile: sparkload_integration_tests\nmodel-paths: ['models']\n")
+                                          "profile: sparkload_integration_tests\nmodel-paths: ['models']\nmacro-paths: ['macros']\n"
+                                          # integration_tests' profile and the test's schemas, as there (dbt_env)
+                                          "models:\n  +schema: \"{{ env_var('SPARKLOAD_TARGET_SCHEMA') }}\"\n")
+    (root / "macros").mkdir()
+    shutil.copy(INTEGRATION / "macros" / "generate_schema_name.sql", root / "macros")
     (root / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
     (root / "models").mkdir()
     (root / "models" / "sources.yml").write_text(
-        "version: 2\nsources:\n  - name: raw\n    schema: \"{{ var('staging_dataset') }}\"\n    tables:\n      - name: items\n")
+        "version: 2\nsources:\n  - name: raw\n    schema: \"{{ env_var('SPARKLOAD_STAGING_DATASET') }}\"\n    tables:\n      - name: items\n")
     for name, config in MODELS.items():
         (root / "models" / f"{name}.sql").write_text(f"{{{{ config({config}) }}}}\nselect * from {{{{ source('raw', 'items') }}}}\n")
     result = dbtRunner().invoke(["deps", "--project-dir", str(root), "--profiles-dir", str(INTEGRATION)])

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ..conftest import INTEGRATION
+from ..conftest import INTEGRATION, dbt_env
 from .conftest import rows_of, table
 
 CONFLICT = re.compile(r"ValidationException: Found conflicting files")
@@ -32,10 +32,10 @@ def test_concurrent__two_runs_apply_one_append_load_once_the_loser_fails_and_its
     stage.load([{"id": 2, "name": "b"}, {"id": 3, "name": "c"}])
     spark.sql(f"create table {names.target}._race_points (target string)")
 
-    env = {**os.environ, "SPARKLOAD_HOME": str(lakehouse.home), "SPARKLOAD_TARGET_SCHEMA": names.target}
+    env = {**os.environ, "SPARKLOAD_HOME": str(lakehouse.home), **dbt_env(names)}
     cli = [str(Path(sys.executable).with_name("dbt")), "run", "--select", "append_items", "--target", "embedded",
            "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION),
-           "--vars", yaml.safe_dump({"staging_dataset": names.staging, "sparkload_race_points": {"append_items": 2}})]
+           "--vars", yaml.safe_dump({"sparkload_race_points": {"append_items": 2}})]
     logs = [tmp_path / f"run{i}.log" for i in (1, 2)]
     runs = [subprocess.Popen(cli, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT) for log in logs]
     codes = [run.wait(600) for run in runs]

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ..conftest import INTEGRATION, Dbt, Names
+from ..conftest import INTEGRATION, Dbt, Names, dbt_env
 from .conftest import TARGETS, rows_of, table
 from .test_nested import FLAG, LOAD_1, LOAD_2
 
@@ -39,12 +39,12 @@ def crashed_run(names: Names, lakehouse, spark, log: Path, points=CRASH_POINTS) 
     spark.sql(f"create schema if not exists {names.target}")
     spark.sql(f"create table if not exists {names.target}._crash_points (target string)")
     # a blocked model holds a task slot (it sleeps in a Spark task): one slot per model and then some
-    env = {**os.environ, "SPARKLOAD_HOME": str(lakehouse.home), "SPARKLOAD_TARGET_SCHEMA": names.target,
+    env = {**os.environ, "SPARKLOAD_HOME": str(lakehouse.home), **dbt_env(names),
            "SPARKLOAD_MASTER": f"local[{2 * len(models) + 2}]"}
     dbt = Path(sys.executable).with_name("dbt")
     cli = [str(dbt), "run", "--select", " ".join(models), "--threads", str(len(models)), "--target", "embedded",
            "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION),
-           "--vars", yaml.safe_dump({"staging_dataset": names.staging, "sparkload_crash_points": points})]
+           "--vars", yaml.safe_dump({"sparkload_crash_points": points})]
     process = subprocess.Popen(cli, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 180
     try:

@@ -95,7 +95,7 @@ def test_loads__a_missing_staging_dataset_or_loads_table_stops_the_run_naming_it
     for dataset in (f"{names.staging}_none", names.staging):  # no such schema; a schema without `_dlt_loads`
         if dataset == names.staging:
             spark.sql(f"create schema if not exists {dataset}")
-        result = dbt.run("config_probe", vars={"probe_config": probe, "staging_dataset": dataset}, expect_success=False)
+        result = dbt.run("config_probe", vars={"probe_config": probe}, staging=dataset, expect_success=False)
         message = " ".join((result.result.results[0].message or "").split())
         assert not result.success
         assert (f"sparkload model config_probe (table {names.target}.config_probe): the loads table {dataset}._dlt_loads "
