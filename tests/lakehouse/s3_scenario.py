@@ -22,6 +22,8 @@ from pathlib import Path
 import python_extract as sl
 from python_extract.lakehouse import LakehouseConfig, get_session
 
+from ..conftest import Names, dbt_env
+
 REPO = Path(__file__).resolve().parents[2]
 PROJECT = REPO / "integration_tests"
 MODELS = {  # model -> columns to compare
@@ -58,7 +60,7 @@ def land(spark, staging: str, load: dict) -> None:
 def dbt_run(staging: str, target: str, halt: bool = False) -> None:
     from dbt.cli.main import dbtRunner
 
-    os.environ.update({"SPARKLOAD_TARGET_SCHEMA": target, "SPARKLOAD_STAGING_DATASET": staging})  # as conftest's dbt_env
+    os.environ.update(dbt_env(Names(staging=staging, target=target)))
 
     wrote = threading.Event()  # HALT_MODEL's strategy statement was sent (and, run in order, committed)
 

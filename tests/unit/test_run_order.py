@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests import conftest as root
 
 
@@ -69,3 +71,43 @@ def test_run_order__this_checkouts_measurements_override_the_checked_in_ones():
 def test_run_order__every_checked_in_group_is_a_file_or_folder_of_the_suite():
     missing = [group for group in json.loads(root.GROUP_SECONDS.read_text()) if not (root.REPO / group).exists()]
     assert not missing, f"tests/group_seconds.json names groups that no longer exist: {missing}"
+
+
+class WritableCache(Cache):
+    def set(self, key, value):
+        assert key == root.GROUP_SECONDS_KEY
+        self.seconds = value
+
+
+class Session:
+    def __init__(self, args, keyword="", shouldstop=False):
+        self.config = Config()
+        self.config.cache = WritableCache({"tests/old.py": 5.0})
+        self.config.args = args
+        self.config.option = type("Option", (), {"keyword": keyword, "markexpr": ""})()
+        self.shouldstop = shouldstop
+
+
+class Report:
+    def __init__(self, nodeid, duration):
+        self.nodeid, self.duration = nodeid, duration
+
+
+def _finish(session, exitstatus=0):
+    """Three reports and the end of `session`, on a record of their own (not this run's)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(root, "_measured", {})
+        patch.setattr(root, "XDIST_WORKER", None)  # as the controller
+        for nodeid, seconds in (("tests/parity/test_generated.py::a", 2.0), ("tests/parity/test_differential.py::b", 3.0),
+                                ("tests/adapter/test_basic.py::c", 1.25)):
+            root.pytest_runtest_logreport(Report(nodeid, seconds))
+        root.pytest_sessionfinish(session, exitstatus)
+    return session.config.cache.seconds
+
+
+def test_run_order__a_whole_run_records_each_groups_seconds_a_partial_one_records_nothing():
+    assert _finish(Session([])) == {"tests/old.py": 5.0, "tests/parity/": 5.0, "tests/adapter/test_basic.py": 1.2}
+    assert _finish(Session(["tests"]))["tests/parity/"] == 5.0
+    for partial in (Session(["tests/adapter"]), Session([], keyword="basic"), Session([], shouldstop=True)):
+        assert _finish(partial) == {"tests/old.py": 5.0}
+    assert _finish(Session([]), exitstatus=2) == {"tests/old.py": 5.0}  # interrupted
