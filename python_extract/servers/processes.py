@@ -112,7 +112,7 @@ class SparkProcess:
         if self.popen.poll() is None:
             return True
         if Path("/proc/self/stat").is_file():
-            return _group_has_members(self.pgid)
+            return group_has_members(self.pgid)
         try:
             os.killpg(self.pgid, 0)
         except ProcessLookupError:
@@ -156,7 +156,30 @@ class SparkProcess:
             raise SparkProcessError(f"{self.name} stopped but ports {busy} on {host} still accept connections")
 
 
-def _group_has_members(pgid: int) -> bool:
+def started_at(pid: int) -> Optional[int]:
+    """When the live process `pid` started (clock ticks since boot), from /proc; None when no live
+    process has that id (gone, or a zombie). A process that is exiting is still live here: its
+    /proc/<pid>/cmdline already reads empty while its threads and memory are torn down, which can take
+    seconds for a JVM. Compare two answers to tell a process from a later one that got its id."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if fields[0] in ("Z", "X") else int(fields[19])  # fields[0] is stat's field 3, [19] field 22
+
+
+def wait_gone(pid: int, start: Optional[int], timeout: float) -> bool:
+    """Wait up to `timeout` s until the process `pid` that started at `start` (`started_at`) is gone;
+    whether it is."""
+    deadline = time.monotonic() + timeout
+    while start is not None and started_at(pid) == start:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def group_has_members(pgid: int) -> bool:
     """Whether a live (non-zombie) process of group `pgid` exists, read from /proc."""
     return any(group == pgid for _, group in _live_processes().values())
 

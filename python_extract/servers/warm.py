@@ -21,7 +21,7 @@ is free) and exits. A dead JVM ends the supervisor at once; a supervisor killed 
 which the next `ensure_server` finds stale (pid gone), logs, cleans (ending a JVM left behind) and
 replaces. The server answers `set spark.sparkload.home` with its lakehouse, which the adapter checks.
 
-Only the standard library, `errors` and the lakehouse `config` are imported here: the dbt process never loads pyspark.
+Only the standard library, `errors`, the lakehouse `config` and `processes` are imported here: the dbt process never loads pyspark.
 
 Errors: `WarmServerError` (one line: what failed, the log, the remedy).
 """
@@ -46,6 +46,7 @@ from typing import Any, Callable, Dict, Iterator, Optional
 
 from ..errors import SparkloadError
 from ..lakehouse.config import SECRETS, LakehouseConfig
+from .processes import group_has_members, started_at, wait_gone
 
 log = logging.getLogger("sparkload.servers.warm")
 
@@ -181,26 +182,27 @@ def _is_supervisor(pid: Any, home: Path) -> bool:
 
 
 def _end_group(pgid: Any, must_contain: str, grace: float = 20.0) -> None:
-    """SIGTERM, then SIGKILL, a process group left behind (only if its leader still is what we started)."""
-    if not isinstance(pgid, int) or pgid <= 0 or must_contain not in _cmdline(pgid):
+    """SIGTERM, then SIGKILL, a process group left behind (only if its leader still is what we started),
+    and wait until no live process of it is left. A leader already exiting (its cmdline reads empty
+    while it is torn down) is waited for, not signalled."""
+    if not isinstance(pgid, int) or pgid <= 0:
         return
+    cmdline = _cmdline(pgid)
+    if not cmdline:
+        wait_gone(pgid, started_at(pgid), grace)
+        return
+    if must_contain not in cmdline:
+        return  # a later process that got the id
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10.0)):
         try:
             os.killpg(pgid, sig)
         except ProcessLookupError:
             return
         deadline = time.monotonic() + wait
-        while time.monotonic() < deadline and _cmdline(pgid):
+        while time.monotonic() < deadline and group_has_members(pgid):
             time.sleep(0.2)
-
-
-def _wait_gone(pid: int, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not _cmdline(pid):
-            return True
-        time.sleep(0.2)
-    return not _cmdline(pid)
+        if not group_has_members(pgid):
+            return
 
 
 def _clean_stale(files: WarmFiles, state: Dict[str, Any]) -> None:
@@ -286,9 +288,10 @@ def _last_error(path: Path, since: int) -> str:
 
 def _stop(files: WarmFiles, state: Dict[str, Any], timeout: float = 60.0) -> None:
     pid = state["pid"]
+    start = started_at(pid)
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
-    if not _wait_gone(pid, timeout):
+    if not wait_gone(pid, start, timeout):
         _end_group(pid, SUPERVISOR_MODULE)
     _clean_stale(files, state)
 
