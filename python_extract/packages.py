@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from .contract import DATASET_TABLES
+from .contract import DATASET_TABLES, ID
 from .errors import PipelineStepFailed
 from .normalize.schema import Schema, arrow_type
 
@@ -157,6 +157,10 @@ def _brief(error: Exception) -> str:
     return f"{type(error).__name__}: {' '.join(text.split())[:160]}"
 
 
+_DICTIONARY_LIMIT = 256 * 1024  # bytes of a column's dictionary page before its writer falls back to plain
+_IN_FLIGHT = 2  # Parquet parts written at once, beside the thread that normalises the next batch
+
+
 class PackageWriter:
     """Streams typed rows of one load into Parquet files of a package in new/, flushing each table
     every `batch_rows` rows, so a load is never held in memory; `seal` makes it visible in one rename."""
@@ -169,8 +173,8 @@ class PackageWriter:
         (self.root / TABLES).mkdir(parents=True)
         self.buffers: Dict[str, List[Dict[str, Any]]] = {}
         self.arrow_buffers: Dict[str, List[Any]] = {}
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="package-writer")
-        self._pending = None
+        self._pool = ThreadPoolExecutor(max_workers=_IN_FLIGHT, thread_name_prefix="package-writer")
+        self._pending: List[tuple] = []  # (future, path) of the parts being written, oldest first
         self.counts: Dict[str, int] = {}
         self._parts = 0
 
@@ -232,19 +236,26 @@ class PackageWriter:
         folder = self.root / TABLES / table
         folder.mkdir(exist_ok=True)
         self._parts += 1
-        # written on a thread (Arrow releases the GIL) while the next batch is normalised; at most one
-        # part is in flight, so memory stays bounded. Snappy: as fast to read back as uncompressed, a third of the size.
-        self._wait()
+        # written on threads (Arrow releases the GIL) while the next batch is normalised; at most
+        # _IN_FLIGHT parts are in flight, so memory stays bounded. Snappy: as fast to read back as uncompressed, a third of the size.
+        # A dictionary gives up at 256 KiB instead of 1 MiB: a column of mostly distinct values (ids, hashes)
+        # stops trying sooner, a quarter less time and smaller files (benchmarks/bench_extract.py). `_dlt_id`
+        # (random: no dictionary can shrink it, no min/max prunes a scan) gets neither.
+        self._wait(keep=_IN_FLIGHT - 1)
         path = folder / f"part-{self._parts:05d}.parquet"
-        self._pending, self._pending_path = self._pool.submit(pq.write_table, data, path, compression="snappy"), path
+        described = [c for c in data.column_names if c != ID]
+        self._pending.append((self._pool.submit(
+            pq.write_table, data, path, compression="snappy", dictionary_pagesize_limit=_DICTIONARY_LIMIT,
+            use_dictionary=described, write_statistics=described), path))
 
-    def _wait(self) -> None:
-        if self._pending is not None:
-            pending, self._pending = self._pending, None
+    def _wait(self, keep: int = 0) -> None:
+        """Wait for the oldest parts being written until at most `keep` are left; the first error raised."""
+        while len(self._pending) > keep:
+            pending, path = self._pending.pop(0)
             try:
                 pending.result()
             except OSError as e:  # pyarrow's errors name no file
-                raise OSError(e.errno, e.strerror or str(e), str(self._pending_path)) from e
+                raise OSError(e.errno, e.strerror or str(e), str(path)) from e
 
     def seal(self, state: Optional[Dict[str, Any]]) -> Optional[LoadPackage]:
         """Flush, write the manifest and rename into normalized/; None (and nothing kept) when the

@@ -289,7 +289,7 @@ class Incremental:
         if self.on_cursor_value_missing == "include" and not valid.all():
             self._kept = True
             keep |= ~valid
-        return data.filter(pa.array(keep))
+        return data if keep.all() else data.filter(pa.array(keep))  # filter copies every column
 
     def _arrow_keys(self, data: Any) -> Optional[Tuple[np.ndarray, np.ndarray, Callable[[Any], Any]]]:
         """(keys, valid, as_key): the cursor column as numpy values comparable with `as_key(cursor key)`

@@ -35,8 +35,8 @@ def _flat_columns(data, table: str):
     while stack:
         name, source, column = stack.pop(0)
         if t.is_struct(column.type):
-            for j, field in enumerate(column.type):
-                child = column.combine_chunks().field(j) if hasattr(column, "combine_chunks") else column.field(j)
+            # flatten(): each field without copying, null where the struct itself is null
+            for field, child in zip(column.type, column.flatten()):
                 stack.append((path_name(name, normalize_path(field.name)), f"{source}.{field.name}", child))
             continue
         if name in sources:
