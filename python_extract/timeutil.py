@@ -17,12 +17,15 @@ The rules differ on purpose, each named after what it is for:
 | `cursor_instant`       | cursor text that looks like `YYYY-MM-DD...`             | aware datetime (naive = UTC)  | the text      |
 | `to_instant`           | text (`parse`), datetime or date                        | pendulum DateTime in UTC      | ValueError    |
 | `parse_duration`       | an ISO 8601 duration (`P1D`, `PT1S`) or a timedelta     | timedelta                     | ValueError    |
+| `parse_span`           | a command-line span: `90`, `90s`, `1.5m`, `12h`, `7d`   | timedelta                     | None          |
+|                        | (seconds without a unit; `--older-than`, idle timeouts) |                               |               |
 
 Every error is a `ValueError` (pendulum's `ParserError` is one).
 """
 from __future__ import annotations
 
 import datetime as dt
+import re
 from functools import lru_cache
 from typing import Any, Optional, Union
 
@@ -133,6 +136,21 @@ def parse_duration(value: Any) -> dt.timedelta:
     if not isinstance(parsed, dt.timedelta):
         raise ValueError(f"not an ISO 8601 duration: {value!r}")
     return parsed
+
+
+_SPAN_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+_SPAN = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*")
+
+
+def parse_span(value: Any) -> Optional[dt.timedelta]:
+    """`90`, `"90s"`, `"1.5m"`, `"12h"` or `"7d"` as a timedelta; None for anything else (the caller's
+    error names its own setting). A number without a unit is seconds.
+
+    >>> parse_span("7d"), parse_span("1.5m"), parse_span(900), parse_span("soon")
+    (datetime.timedelta(days=7), datetime.timedelta(seconds=90), datetime.timedelta(seconds=900), None)
+    """
+    found = None if isinstance(value, bool) else _SPAN.fullmatch(str(value))
+    return dt.timedelta(seconds=float(found.group(1)) * _SPAN_UNITS[found.group(2)]) if found else None
 
 
 def plain(value: dt.datetime) -> dt.datetime:

@@ -18,28 +18,28 @@ them too, so keep `--older-than` longer than the history a rebuild needs.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass, field
 from typing import Dict, List
 
 from ..errors import ConfigError
+from ..timeutil import parse_span
 from ..contract import LOAD_ID, LOADS_TABLE
 from ..load.sql import ident, literal, qualified
 from .catalog import applied_loads, datasets, tables_of
 
-UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}  # the units `_human` writes a span back in
 
 
 def parse_duration(text: str) -> dt.timedelta:
-    """'7d', '12h', '30m', '45s' (or plain seconds) as a timedelta.
+    """'7d', '12h', '30m', '45s' (or plain seconds) as a timedelta (`timeutil.parse_span`).
 
     >>> parse_duration("7d")
     datetime.timedelta(days=7)
     """
-    found = re.fullmatch(r"\s*(\d+)\s*([smhd]?)\s*", str(text))
-    if not found:
+    span = parse_span(text)
+    if span is None:
         raise ConfigError(f"--older-than {text!r} is not a duration; expected <n>s, <n>m, <n>h or <n>d, e.g. 7d")
-    return dt.timedelta(seconds=int(found.group(1)) * UNITS[found.group(2) or "s"])
+    return span
 
 
 def _human(duration: dt.timedelta) -> str:

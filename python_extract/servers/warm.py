@@ -30,12 +30,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import datetime as dt
 import fcntl
 import hashlib
 import json
 import logging
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -57,7 +57,6 @@ SUPERVISOR_MODULE = "python_extract.servers.warm"
 OVERRIDES_ENV = "SPARKLOAD_WARM_OVERRIDES"  # the profile's lakehouse settings, for the supervisor
 MAX_LOG_BYTES = 5 * 2**20  # server.log is moved to server.log.1 past this, when a server starts
 ERROR_MARK = ": ERROR "
-_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
 
 
 class WarmServerError(SparkloadError):
@@ -70,12 +69,13 @@ def parse_idle_timeout(value: Any, name: str = "warm_idle_timeout") -> float:
     >>> parse_idle_timeout("15m")
     900.0
     """
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", str(value)) if not isinstance(value, bool) else None
-    seconds = float(match.group(1)) * _UNITS[match.group(2)] if match else 0.0
-    if seconds <= 0:
+    from ..timeutil import parse_span
+
+    span = parse_span(value)
+    if span is None or span <= dt.timedelta(0):
         raise WarmServerError(f"{name}: {value!r} is not a duration; expected seconds (900) or a number with "
-                              f"s, m or h (90s, 15m, 1h), greater than zero")
-    return seconds
+                              f"s, m, h or d (90s, 15m, 1h), greater than zero")
+    return span.total_seconds()
 
 
 @dataclasses.dataclass(frozen=True)

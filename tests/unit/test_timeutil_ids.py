@@ -137,3 +137,25 @@ _NOT_YET_MIGRATED: set = set()
 def test_timeutil__no_new_time_parser_outside_it():
     parsers = _sources_calling(r"strptime|fromisoformat|pendulum\.parse|pendulum\.parsing|dateutil")
     assert set(parsers) - _NOT_YET_MIGRATED == {"timeutil.py"}
+
+
+@pytest.mark.parametrize("value, seconds", [
+    (900, 900), ("90", 90), ("90s", 90), (" 1.5m ", 90), ("12h", 43200), ("7d", 604800), ("0s", 0),
+    ("7 days", None), ("P1D", None), ("-5s", None), ("5w", None), (True, None), ("", None), (None, None),
+])
+def test_parse_span__a_number_with_an_optional_unit_or_none(value, seconds):
+    span = timeutil.parse_span(value)
+    assert (None if span is None else span.total_seconds()) == seconds
+
+
+def test_parse_span__is_the_rule_of_expire_and_of_the_warm_idle_timeout():
+    from python_extract.errors import ConfigError
+    from python_extract.maintenance import parse_duration
+    from python_extract.servers.warm import WarmServerError, parse_idle_timeout
+
+    assert parse_duration("7d") == dt.timedelta(days=7) and parse_idle_timeout("1.5m") == 90.0
+    assert parse_idle_timeout("1d") == 86400.0
+    with pytest.raises(ConfigError, match="--older-than '7 days' is not a duration"):
+        parse_duration("7 days")
+    with pytest.raises(WarmServerError, match="warm_idle_timeout: '0s' is not a duration"):
+        parse_idle_timeout("0s")
