@@ -21,7 +21,8 @@ is free) and exits. A dead JVM ends the supervisor at once; a supervisor killed 
 which the next `ensure_server` finds stale (pid gone), logs, cleans (ending a JVM left behind) and
 replaces. The server answers `set spark.sparkload.home` with its lakehouse, which the adapter checks.
 
-Only the standard library, `errors`, the lakehouse `config` and `processes` are imported here: the dbt process never loads pyspark.
+Only the standard library, `errors`, the lakehouse `config` and `processes` are imported here (and `timeutil` when an
+idle timeout is read): the dbt process never loads pyspark.
 
 Errors: `WarmServerError` (one line: what failed, the log, the remedy).
 """
