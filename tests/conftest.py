@@ -48,7 +48,11 @@ SERVER_TARGETS = ("thrift", "sparkload_thrift")  # reach the lakehouse through t
 # 23 -> 11 s to start; all of tests/extract, under load: 316 -> 281).
 # SPARK_SUBMIT_OPTS reaches every spark-submit (sessions, CLI, thrift server), SPARK_DAEMON_JAVA_OPTS the
 # standalone master and workers, SPARK_LAUNCHER_OPTS the launcher JVM that spark-class runs before each.
-TEST_JVM_OPTS = "-XX:TieredStopAtLevel=1"
+# The client compiler alone gets the JVM's non-tiered code cache of 48 MiB, which a worker's session fills
+# within minutes (Spark generates classes for every new query): then the JIT stops and the JVM fails with
+# "Out of space in CodeCache for method handle intrinsic" (CI, stop 26: a MERGE in tests/parity). 256 MiB,
+# the size a tiered JVM reserves, plus flushing of cold code (on by default).
+TEST_JVM_OPTS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m"
 JVM_OPTS_VARS = ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS", "SPARK_LAUNCHER_OPTS")
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ... in a worker of `pytest -n N`
 # folders whose files share session-wide work: tests/parity runs every scenario of the session's tests
