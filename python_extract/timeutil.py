@@ -138,7 +138,7 @@ def parse_duration(value: Any) -> dt.timedelta:
     return parsed
 
 
-_SPAN_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+SPAN_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}  # seconds per unit of `parse_span` (no unit: seconds)
 _SPAN = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*")
 
 
@@ -150,7 +150,7 @@ def parse_span(value: Any) -> Optional[dt.timedelta]:
     (datetime.timedelta(days=7), datetime.timedelta(seconds=90), datetime.timedelta(seconds=900), None)
     """
     found = None if isinstance(value, bool) else _SPAN.fullmatch(str(value))
-    return dt.timedelta(seconds=float(found.group(1)) * _SPAN_UNITS[found.group(2)]) if found else None
+    return dt.timedelta(seconds=float(found.group(1)) * SPAN_UNITS[found.group(2) or "s"]) if found else None
 
 
 def plain(value: dt.datetime) -> dt.datetime:

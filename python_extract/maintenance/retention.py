@@ -22,12 +22,10 @@ from dataclasses import dataclass, field
 from typing import Dict, List
 
 from ..errors import ConfigError
-from ..timeutil import parse_span
+from ..timeutil import SPAN_UNITS as UNITS, parse_span
 from ..contract import LOAD_ID, LOADS_TABLE
 from ..load.sql import ident, literal, qualified
 from .catalog import applied_loads, datasets, tables_of
-
-UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}  # the units `_human` writes a span back in
 
 
 def parse_duration(text: str) -> dt.timedelta:
