@@ -100,34 +100,28 @@ def test_name_collision__fails_where_dlt_keeps_one_value_silently(home, lakehous
     record("normalisation", "differs-on-purpose")
 
 
-def test_arrow_struct_columns__same_values_as_dlt_and_null_where_the_struct_is_null(home, lakehouse):
-    """An Arrow table with a struct column (one nested struct, one row whose struct is NULL). dlt keeps the
-    struct as one json column; sparkload's Arrow path flattens it to `parent__child` columns. That layout
-    difference is known and not yet decided (closing note of 2026-11-26): it is recorded as `differs`
-    and the test fails if the values differ, above all a NULL struct giving anything but NULL fields."""
+def test_arrow_struct_columns__one_json_column_as_in_dlt_and_null_where_the_struct_is_null(home, lakehouse):
+    """An Arrow table with a struct column (one nested struct, one row whose struct is NULL, one with a NULL
+    field). dlt keeps the struct as one json column, not flattened as it flattens dicts; sparkload does the
+    same: same columns, same types, same values (JSON compared parsed), NULL where the struct is NULL."""
     import json
 
     import dlt
     import pyarrow as pa
 
-    rows = [{"id": 1, "repo": {"name": "r1", "owner": {"id": 10}}}, {"id": 2, "repo": None},
-            {"id": 3, "repo": {"name": None, "owner": {"id": 30}}}]
+    rows = [{"id": 1, "Repo": {"Name": "r1", "owner": {"id": 10}}}, {"id": 2, "Repo": None},
+            {"id": 3, "Repo": {"Name": None, "owner": {"id": 30}}}]
     theirs, ours = DltSide(home, "arrow_struct"), SparkloadSide(lakehouse, home, "arrow_struct")
     theirs.run([dlt.resource([pa.Table.from_pylist(rows)], name="events", table_name="events")])
     ours.run([sl.resource([pa.Table.from_pylist(rows)], name="events", table_name="events")])
-    their_rows = sorted(theirs.tables()["events"].rows, key=lambda r: r["id"])
-    our_rows = sorted(ours.tables(["events"])["events"].rows, key=lambda r: r["id"])
+    their, our = theirs.tables()["events"], ours.tables(["events"])["events"]
 
-    def as_dlt(r):  # sparkload's flattened fields put back together as dlt's struct
-        if r["repo__name"] is None and r["repo__owner__id"] is None:
-            return None
-        return {"name": r["repo__name"], "owner": {"id": r["repo__owner__id"]}}
+    def parsed(table):
+        return [(r["id"], json.loads(r["repo"]) if isinstance(r["repo"], str) else r["repo"])
+                for r in sorted(table.rows, key=lambda r: r["id"])]
 
-    def parsed(value):
-        return json.loads(value) if isinstance(value, str) else value
-
-    assert [(r["id"], parsed(r["repo"])) for r in their_rows] == [(r["id"], as_dlt(r)) for r in our_rows] == [
-        (1, {"name": "r1", "owner": {"id": 10}}), (2, None), (3, {"name": None, "owner": {"id": 30}})]
-    assert our_rows[1]["repo__name"] is None and our_rows[1]["repo__owner__id"] is None  # not '' or 0
-    assert "repo" in their_rows[0] and "repo__name" in our_rows[0]  # the layout difference, as it stands
-    record("normalisation", "differs")
+    assert parsed(their) == parsed(our) == [
+        (1, {"Name": "r1", "owner": {"id": 10}}), (2, None), (3, {"Name": None, "owner": {"id": 30}})]
+    # the same columns and types (beside the _dlt_* columns sparkload adds to every Arrow table, on purpose)
+    assert column_types({"events": their}) == column_types({"events": our}) == {"events": {"id": "bigint", "repo": "json"}}
+    record("normalisation", "identical")

@@ -1,35 +1,65 @@
 """Arrow items on their way into a load package (python_extract/normalize/arrow.py, packages.py):
-struct columns flattened, a null struct giving null fields, and the Parquet parts as written."""
+struct columns kept whole as JSON text (as dlt does), a null struct NULL, and the Parquet parts as written."""
 from __future__ import annotations
+
+import datetime as dt
+import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from python_extract.normalize.arrow import normalize_arrow
+from python_extract.normalize.arrow import _plain, normalize_arrow
+from python_extract.normalize.coerce import json_text
 from python_extract.normalize.schema import Schema
 from python_extract.packages import PackageStorage
 
 
 def _events(n: int = 3) -> pa.Table:
     rows = [{"Id": i, "repo": {"Name": f"r{i}", "owner": {"id": i * 10}}} for i in range(n)]
-    rows.append({"Id": n, "repo": None})  # a null struct: its fields read null, not whatever lies beneath
+    rows.append({"Id": n, "repo": None})  # a null struct: NULL, not a text "null" nor an object of nulls
     return pa.Table.from_pylist(rows)
 
 
-def test_normalize_arrow__structs_flatten_to_parent__child_and_a_null_struct_gives_null_fields():
-    out = normalize_arrow(_events(), Schema("s"), "events", "1.5")
-    assert out.column_names == ["id", "repo__name", "repo__owner__id", "_dlt_load_id", "_dlt_id"]
-    assert out.column("repo__name").to_pylist() == ["r0", "r1", "r2", None]
-    assert out.column("repo__owner__id").to_pylist() == [0, 10, 20, None]
+def test_normalize_arrow__a_struct_stays_one_json_column_as_in_dlt_and_a_null_struct_is_null():
+    schema = Schema("s")
+    out = normalize_arrow(_events(), schema, "events", "1.5")
+    assert out.column_names == ["id", "repo", "_dlt_load_id", "_dlt_id"]
+    assert out.column("repo").to_pylist() == [
+        '{"Name":"r0","owner":{"id":0}}', '{"Name":"r1","owner":{"id":10}}', '{"Name":"r2","owner":{"id":20}}', None]
+    assert schema.table("events").columns["repo"]["data_type"] == "json"
     assert set(out.column("_dlt_load_id").to_pylist()) == {"1.5"}
     assert len(set(out.column("_dlt_id").to_pylist())) == 4
 
 
-def test_normalize_arrow__a_chunked_struct_column_flattens_chunk_by_chunk():
+def test_normalize_arrow__a_chunked_struct_column_is_encoded_whole():
     table = pa.concat_tables([_events(2), _events(2)])
     assert table.column("repo").num_chunks == 2
     out = normalize_arrow(table, Schema("s"), "events", "1.5")
-    assert out.column("repo__name").to_pylist() == ["r0", "r1", None, "r0", "r1", None]
+    assert [None if v is None else json.loads(v)["Name"] for v in out.column("repo").to_pylist()] == [
+        "r0", "r1", None, "r0", "r1", None]
+
+
+STRUCTS = [
+    {"s": 'q"\\\n\x01\u00e9\u2028', "i": 2**62, "f": 1.5, "g": float("nan"), "h": 1e20, "k": 0.1, "z": 3.0,
+     "b": True, "n": None, "inner": {"x": -0.0, "y": None}},
+    None,
+    {"s": None, "i": None, "f": None, "g": float("inf"), "h": None, "k": 1 / 3, "z": None, "b": False, "n": None,
+     "inner": None},
+]
+
+
+def test_normalize_arrow__the_whole_column_encoder_writes_the_same_text_as_the_row_by_row_one():
+    """Plain structs go through polars' encoder, others (here: a timestamp inside) row by row with
+    json_text; both give json_text's text, NULL for a NULL struct."""
+    plain = pa.table({"v": pa.array(STRUCTS)})
+    assert _plain(plain.schema.field("v").type)  # the encoder's case; the timestamp below is not
+    encoded = normalize_arrow(plain, Schema("s"), "t", "1.5").column("v").to_pylist()
+    assert encoded == [None if v is None else json_text(v) for v in STRUCTS]
+    assert json.loads(encoded[0])["g"] is None and json.loads(encoded[0])["z"] == 3.0  # NaN as null, 3.0 a float
+    stamped = [{"at": dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc), "s": "x"}, None]
+    assert not _plain(pa.array(stamped).type)
+    encoded = normalize_arrow(pa.table({"v": pa.array(stamped)}), Schema("s"), "t", "1.5").column("v").to_pylist()
+    assert encoded == [json_text(stamped[0]), None]
 
 
 def test_package_parts__hold_every_row_in_order_with_statistics_on_all_but_dlt_id(tmp_path):
