@@ -84,16 +84,25 @@
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set vocabulary = sl.sparkload_contract() -%}
   {%- set load_tables = vocabulary.tables.load_tables -%}
-  {%- set rel = sl.sparkload_relation -%}
   {%- set names = sl.fetch_sparkload_table_names(loads.schema, loads.identifier ~ '|' ~ load_tables) or [] -%}
   {%- if loads.identifier not in names -%}{{ return({'exists': false, 'format': none, 'load_tables': none}) }}{%- endif -%}
-  {%- set found = namespace(format=none) -%}
-  {%- for row in (run_query('describe table extended ' ~ rel(loads)) if need_format else []) if row[0] == 'Provider' -%}
-    {%- set found.format = row[1] | lower -%}
-  {%- endfor -%}
-  {{ return({'exists': true, 'format': found.format if found.format in vocabulary.table_formats else none,
+  {{ return({'exists': true, 'format': sl.fetch_sparkload_table_format(loads) if need_format else none,
              'load_tables': api.Relation.create(schema=loads.schema, identifier=load_tables, type='table')
                             if load_tables in names else none}) }}
+{%- endmacro %}
+
+{#- The table format (delta, iceberg) of an existing table, from its `Provider`; none when it is neither. -#}
+{% macro fetch_sparkload_table_format(relation) -%}
+  {{ return(adapter.dispatch('fetch_sparkload_table_format', 'sparkload')(relation)) }}
+{%- endmacro %}
+
+{% macro default__fetch_sparkload_table_format(relation) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set found = namespace(format=none) -%}
+  {%- for row in run_query('describe table extended ' ~ sl.sparkload_relation(relation)) if row[0] == 'Provider' -%}
+    {%- set found.format = row[1] | lower -%}
+  {%- endfor -%}
+  {{ return(found.format if found.format in sl.sparkload_contract().table_formats else none) }}
 {%- endmacro %}
 
 {#- The names of the tables of `schema` that match `pattern` (SHOW TABLES ... LIKE), none when the schema

@@ -27,6 +27,7 @@ session sets them on its Hadoop configuration after the JVM started (`session.py
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -37,6 +38,7 @@ from ..errors import LakehouseConfigError
 from ..settings import Settings
 
 TABLE_FORMATS = ("auto", *contract.TABLE_FORMATS)
+FORMAT_RECORD = "lakehouse.json"  # under home: the table format pinned at the lakehouse's first start
 S3_JARS = ("auto", "none")
 S3_SCHEMES = ("s3a",)
 SECRETS = {"s3_access_key_id": "AWS_ACCESS_KEY_ID", "s3_secret_access_key": "AWS_SECRET_ACCESS_KEY",
@@ -154,3 +156,17 @@ def _boolean(name: str, raw: Any) -> bool:
     if text in ("0", "false", "no", "off", ""):
         return False
     raise LakehouseConfigError(f"{name}={raw!r} is not a boolean; expected true or false")
+
+
+def pinned_format(config: LakehouseConfig) -> Optional[str]:
+    """The table format recorded at the lakehouse's first start, or None for a new lakehouse."""
+    record = config.home / FORMAT_RECORD
+    try:
+        recorded = json.loads(record.read_text()).get("table_format")
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, AttributeError) as e:
+        raise LakehouseConfigError(f"{record} is unreadable ({e}); it records the lakehouse's table format") from e
+    if recorded not in contract.TABLE_FORMATS:
+        raise LakehouseConfigError(f"{record} records table_format={recorded!r}; expected delta or iceberg")
+    return recorded

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional
 
 from ..errors import LakehouseConfigError, LakehouseMismatch
-from .config import ICEBERG_CATALOG, LakehouseConfig
+from .config import FORMAT_RECORD, ICEBERG_CATALOG, LakehouseConfig, pinned_format
 from .jars import (
     _delta_missing_message, catalog_driver_jars, delta_jars, maven_reachable, provision_iceberg, storage_classpath,
 )
@@ -50,7 +50,6 @@ FORMAT_CONF = "spark.sparkload.table_format"
 IDENTITY_CONF = "spark.sparkload.lakehouse"  # lakehouse_identity of the settings the session was built from
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 ICEBERG_EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
-FORMAT_RECORD = "lakehouse.json"
 _SESSION = None
 QUIET_LOG4J = Path(__file__).resolve().parents[1] / "log4j2-quiet.properties"
 
@@ -83,20 +82,6 @@ class FormatChoice:
     reason: str
     jars: List[str] = field(default_factory=list)
     packages: Optional[str] = None
-
-
-def pinned_format(config: LakehouseConfig) -> Optional[str]:
-    """The table format recorded at the lakehouse's first start, or None for a new lakehouse."""
-    record = config.home / FORMAT_RECORD
-    try:
-        recorded = json.loads(record.read_text()).get("table_format")
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, AttributeError) as e:
-        raise LakehouseConfigError(f"{record} is unreadable ({e}); it records the lakehouse's table format") from e
-    if recorded not in ("delta", "iceberg"):
-        raise LakehouseConfigError(f"{record} records table_format={recorded!r}; expected delta or iceberg")
-    return recorded
 
 
 def pin_format(config: LakehouseConfig, choice: FormatChoice) -> None:

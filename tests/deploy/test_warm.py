@@ -163,6 +163,11 @@ def test_warm_run__the_first_run_starts_the_server_and_the_second_uses_it_with_n
     assert second["pyspark"] == []
     assert "starting one" not in second["output"] and "already running" in second["output"]
     assert _server(files)["pid"] == server["pid"] and _connections(files) > before
+    # the table format is the lakehouse's pinned one (impl.lakehouse_table_format): the model lists its
+    # staging dataset once and describes no `_dlt_loads` to learn the format (it did both again before)
+    log = (tmp_path / f"dbt-{dbt.count}" / "logs" / "dbt.log").read_text()
+    assert log.count(f"show tables in `{names.staging}`") == 1, log[-6000:]
+    assert f"describe table extended `{names.staging}`.`_dlt_loads`" not in log
     _run(embedded_pipeline, LOAD_2)
     embedded.run("skeleton_customers")
 

@@ -45,8 +45,14 @@ class SparkloadAdapter(SparkAdapter):
 
     @available
     def lakehouse_table_format(self) -> Optional[str]:
-        """The embedded lakehouse's table format (delta or iceberg); None for server connections."""
+        """The embedded lakehouse's table format (delta or iceberg): its session's, or with `warm: true` the
+        format the lakehouse pinned at its first start (the warm server serves that lakehouse, checked when
+        connecting); None for server connections."""
         creds = self._connected()
+        if getattr(creds, "warm", False):
+            from python_extract.lakehouse.config import pinned_format
+
+            return pinned_format(creds.lakehouse_config())
         if not runs_in_process(creds):
             return None
         from python_extract.lakehouse.session import session_format

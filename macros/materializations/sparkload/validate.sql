@@ -32,7 +32,7 @@
   {%- elif not loads_table.exists -%}
     {{ sl._sparkload_fail(target, 'the loads table ' ~ loads ~ ' does not exist; run the extractor first, or set loads_dataset.') }}
   {%- endif -%}
-  {%- set file_format = config.get('file_format') or sl.sparkload_default_file_format(loads) -%}
+  {%- set file_format = config.get('file_format') or sl.sparkload_default_file_format(loads, loads_table) -%}
   {%- set given = {
       'write_disposition': disposition, 'strategy': strategy, 'root': root,
       'primary_key': as_list(config.get('primary_key')), 'merge_key': as_list(config.get('merge_key')),
