@@ -5,6 +5,9 @@ identical cases run as one batch: one dlt run and one sparkload run per load."""
 from __future__ import annotations
 
 import copy
+import datetime as dt
+import json
+from decimal import Decimal
 from typing import Any, Callable, Dict, List
 
 import pytest
@@ -100,28 +103,56 @@ def test_name_collision__fails_where_dlt_keeps_one_value_silently(home, lakehous
     record("normalisation", "differs-on-purpose")
 
 
-def test_arrow_struct_columns__one_json_column_as_in_dlt_and_null_where_the_struct_is_null(home, lakehouse):
+def test_arrow_struct_list_and_map_columns__one_json_column_each_as_in_dlt_null_where_the_value_is_null(home, lakehouse):
     """An Arrow table with a struct column (one nested struct, one row whose struct is NULL, one with a NULL
-    field). dlt keeps the struct as one json column, not flattened as it flattens dicts; sparkload does the
-    same: same columns, same types, same values (JSON compared parsed), NULL where the struct is NULL."""
-    import json
-
+    field), a list column and a map column. dlt keeps each whole as one json column (a struct is not
+    flattened as a dict is, a map is a JSON object); sparkload does the same: same columns, same types, same
+    values (JSON compared parsed), NULL where the value is NULL."""
     import dlt
     import pyarrow as pa
 
-    rows = [{"id": 1, "Repo": {"Name": "r1", "owner": {"id": 10}}}, {"id": 2, "Repo": None},
-            {"id": 3, "Repo": {"Name": None, "owner": {"id": 30}}}]
+    table = pa.table({
+        "id": [1, 2, 3],
+        "Repo": pa.array([{"Name": "r1", "owner": {"id": 10}}, None, {"Name": None, "owner": {"id": 30}}]),
+        "tags": pa.array([["a", "b"], None, []]),
+        "attrs": pa.array([[("k", 1), ("j", None)], None, []], pa.map_(pa.string(), pa.int64())),
+    })
     theirs, ours = DltSide(home, "arrow_struct"), SparkloadSide(lakehouse, home, "arrow_struct")
-    theirs.run([dlt.resource([pa.Table.from_pylist(rows)], name="events", table_name="events")])
-    ours.run([sl.resource([pa.Table.from_pylist(rows)], name="events", table_name="events")])
+    theirs.run([dlt.resource([table], name="events", table_name="events")])
+    ours.run([sl.resource([table], name="events", table_name="events")])
     their, our = theirs.tables()["events"], ours.tables(["events"])["events"]
 
-    def parsed(table):
-        return [(r["id"], json.loads(r["repo"]) if isinstance(r["repo"], str) else r["repo"])
-                for r in sorted(table.rows, key=lambda r: r["id"])]
+    def parsed(t):
+        return [{k: json.loads(v) if isinstance(v, str) else v for k, v in r.items() if not k.startswith("_dlt")}
+                for r in sorted(t.rows, key=lambda r: r["id"])]
 
     assert parsed(their) == parsed(our) == [
-        (1, {"Name": "r1", "owner": {"id": 10}}), (2, None), (3, {"Name": None, "owner": {"id": 30}})]
+        {"id": 1, "repo": {"Name": "r1", "owner": {"id": 10}}, "tags": ["a", "b"], "attrs": {"k": 1, "j": None}},
+        {"id": 2, "repo": None, "tags": None, "attrs": None},
+        {"id": 3, "repo": {"Name": None, "owner": {"id": 30}}, "tags": [], "attrs": {}}]
     # the same columns and types (beside the _dlt_* columns sparkload adds to every Arrow table, on purpose)
-    assert column_types({"events": their}) == column_types({"events": our}) == {"events": {"id": "bigint", "repo": "json"}}
+    assert column_types({"events": their}) == column_types({"events": our}) == {
+        "events": {"id": "bigint", "repo": "json", "tags": "json", "attrs": "json"}}
     record("normalisation", "identical")
+
+
+def test_arrow_struct_with_a_timestamp_and_a_decimal__json_text_as_sparkload_writes_json_where_duckdb_renders_its_own(home, lakehouse):
+    """Inside an Arrow struct, dlt leaves the JSON text to the destination: duckdb writes a timestamp as
+    `2024-01-02 03:04:05+00` and a decimal as a number. sparkload writes the JSON text itself, as it does
+    for every json value (and as dlt's own JSON encoder does for dict items): ISO 8601, a decimal as text,
+    so the value does not depend on the engine. On purpose; the values agree once read back as types."""
+    import dlt
+    import pyarrow as pa
+
+    table = pa.table({"id": [1], "s": pa.array([{"at": dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc),
+                                                  "amount": Decimal("1.50")}])})
+    theirs, ours = DltSide(home, "arrow_typed"), SparkloadSide(lakehouse, home, "arrow_typed")
+    theirs.run([dlt.resource([table], name="events", table_name="events")])
+    ours.run([sl.resource([table], name="events", table_name="events")])
+    their = json.loads(theirs.tables()["events"].rows[0]["s"])
+    our = json.loads(ours.tables(["events"])["events"].rows[0]["s"])
+    assert their == {"at": "2024-01-02 03:04:05+00", "amount": 1.5}
+    assert our == {"at": "2024-01-02T03:04:05+00:00", "amount": "1.50"}
+    assert dt.datetime.fromisoformat(their["at"] + ":00") == dt.datetime.fromisoformat(our["at"])
+    assert Decimal(str(their["amount"])) == Decimal(our["amount"])
+    record("normalisation", "differs-on-purpose")

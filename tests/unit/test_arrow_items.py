@@ -62,6 +62,15 @@ def test_normalize_arrow__the_whole_column_encoder_writes_the_same_text_as_the_r
     assert encoded == [json_text(stamped[0]), None]
 
 
+def test_normalize_arrow__a_map_is_a_json_object_also_inside_a_struct():
+    maps = pa.array([[("k", 1), ("j", None)], None, []], pa.map_(pa.string(), pa.int64()))
+    nested = pa.array([{"m": [("x", 2)]}, None], pa.struct([("m", pa.map_(pa.string(), pa.int64()))]))
+    out = normalize_arrow(pa.table({"m": maps}), Schema("s"), "t", "1.5")
+    assert out.column("m").to_pylist() == ['{"k":1,"j":null}', None, "{}"]
+    out = normalize_arrow(pa.table({"n": nested}), Schema("s"), "t", "1.5")
+    assert out.column("n").to_pylist() == ['{"m":{"x":2}}', None]
+
+
 def test_package_parts__hold_every_row_in_order_with_statistics_on_all_but_dlt_id(tmp_path):
     schema = Schema("s")
     writer = PackageStorage(tmp_path).writer("1.5", "ds", schema, batch_rows=4)
