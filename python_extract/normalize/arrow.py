@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..contract import ID, LOAD_ID
 from .coerce import json_text
 
-from .exceptions import ColumnNameCollision
+from .exceptions import ArrowColumnDoesNotFit, ColumnNameCollision
 from .naming import normalize_path
 from .schema import Schema, arrow_type
 
@@ -78,13 +78,19 @@ def normalize_arrow(data, schema: Schema, table: str, load_id: str):
         found = _dlt_type(column.type)
         if not found:
             continue
+        source_type = column.type
         if found == "json":
             column = _json_column(column)
-        meta = columns.setdefault(name, {"nullable": True})
-        known = meta.get("data_type") or found
-        meta["data_type"] = known
+        elif pa.types.is_time(column.type):  # text in its ISO form, as a datetime.time item gives (coerce.py)
+            column = pa.array([None if v is None else v.isoformat() for v in column.to_pylist()], pa.string())
+        known = columns.get(name, {}).get("data_type") or found
+        try:
+            cast = column.cast(arrow_type(known))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError) as e:
+            raise ArrowColumnDoesNotFit(table, name, source_type, known, e) from e
+        columns.setdefault(name, {"nullable": True})["data_type"] = known  # recorded once the values fit
         names.append(name)
-        arrays.append(column.cast(arrow_type(known)))
+        arrays.append(cast)
     schema._types.pop(table, None)
     n = data.num_rows
     for name, values in ((LOAD_ID, pa.repeat(load_id, n)), (ID, random_ids(n))):

@@ -6,7 +6,8 @@
         ├── ColumnNameCollision      two keys of one item normalise to the same column
         ├── NullInNotNullColumn      rows with NULL (or no value) in a primary_key / merge_key /
         │                            nullable=False column
-        └── CannotCoerceColumn       a value fits neither its column nor that column's variant
+        ├── CannotCoerceColumn       a value fits neither its column nor that column's variant
+        └── ArrowColumnDoesNotFit    an Arrow column's values do not fit its column's type
 """
 from __future__ import annotations
 
@@ -48,3 +49,12 @@ class CannotCoerceColumn(NormalizeError):
         super().__init__(
             f"table {table} column {column}: value {str(value)[:100]!r} of type {from_type} fits neither the "
             f"column nor its variant of type {to_type}")
+
+
+class ArrowColumnDoesNotFit(NormalizeError):
+    def __init__(self, table: str, column: str, arrow_type: Any, data_type: str, error: Exception):
+        self.table, self.column = table, column
+        reason = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
+        super().__init__(
+            f"table {table} column {column}: the Arrow {arrow_type} values do not fit the column's type {data_type} "
+            f"({reason}); cast the column in the resource, or declare columns={{'{column}': {{'data_type': ...}}}}")

@@ -6,10 +6,12 @@ import datetime as dt
 import json
 
 import pyarrow as pa
+import pytest
 import pyarrow.parquet as pq
 
 from python_extract.normalize.arrow import _plain, normalize_arrow
 from python_extract.normalize.coerce import json_text
+from python_extract.normalize.exceptions import ArrowColumnDoesNotFit
 from python_extract.normalize.schema import Schema
 from python_extract.packages import PackageStorage
 
@@ -69,6 +71,23 @@ def test_normalize_arrow__a_map_is_a_json_object_also_inside_a_struct():
     assert out.column("m").to_pylist() == ['{"k":1,"j":null}', None, "{}"]
     out = normalize_arrow(pa.table({"n": nested}), Schema("s"), "t", "1.5")
     assert out.column("n").to_pylist() == ['{"m":{"x":2}}', None]
+
+
+def test_normalize_arrow__a_time_is_iso_text_as_a_time_item_gives():
+    times = pa.array([dt.time(3, 4, 5), dt.time(3, 4, 5, 120000), None], pa.time64("us"))
+    out = normalize_arrow(pa.table({"t": times}), Schema("s"), "t", "1.5")
+    assert out.column("t").to_pylist() == ["03:04:05", "03:04:05.120000", None]
+
+
+def test_normalize_arrow__values_that_do_not_fit_fail_naming_table_and_column_and_leave_the_schema_unchanged():
+    schema = Schema("s")
+    too_big = pa.table({"id": [1, 2], "n": pa.array([2**63 + 5, 1], pa.uint64())})
+    with pytest.raises(ArrowColumnDoesNotFit) as failed:
+        normalize_arrow(too_big, schema, "events", "1.5")
+    message = str(failed.value)
+    assert message.startswith("table events column n: the Arrow uint64 values do not fit the column's type bigint (")
+    assert "\n" not in message and "columns={'n': {'data_type': ...}}" in message
+    assert "n" not in schema.table("events").columns
 
 
 def test_package_parts__hold_every_row_in_order_with_statistics_on_all_but_dlt_id(tmp_path):
