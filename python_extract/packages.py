@@ -161,6 +161,20 @@ _DICTIONARY_LIMIT = 256 * 1024  # bytes of a column's dictionary page before its
 _IN_FLIGHT = 2  # Parquet parts written at once, beside the thread that normalises the next batch
 
 
+def _write_parquet(tables: List[Any], path: Path) -> None:
+    """One part from the buffered Arrow tables of a table, on a writer thread: nested columns encoded as
+    JSON text first (normalize/arrow.py: encode_nested; a no-op for rows), then one Parquet file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .normalize.arrow import encode_nested
+
+    data = pa.concat_tables([encode_nested(t) for t in tables], promote_options="default")
+    described = [c for c in data.column_names if c != ID]
+    pq.write_table(data, path, compression="snappy", dictionary_pagesize_limit=_DICTIONARY_LIMIT,
+                   use_dictionary=described, write_statistics=described)
+
+
 class PackageWriter:
     """Streams typed rows of one load into Parquet files of a package in new/, flushing each table
     every `batch_rows` rows, so a load is never held in memory; `seal` makes it visible in one rename."""
@@ -197,11 +211,9 @@ class PackageWriter:
             self._flush_arrow(table)
 
     def _flush_arrow(self, table: str) -> None:
-        import pyarrow as pa
-
         buffer = self.arrow_buffers.pop(table, None)
         if buffer:
-            self._write_part(table, pa.concat_tables(buffer, promote_options="default"))
+            self._write_part(table, buffer)
 
     def _flush(self, table: str) -> None:
         import pyarrow as pa
@@ -215,7 +227,7 @@ class PackageWriter:
             data = pa.Table.from_pylist(rows, schema=arrow_schema)
         except (OverflowError, pa.ArrowInvalid) as e:
             raise self._unfit(table, columns, rows, e) from e
-        self._write_part(table, data)
+        self._write_part(table, [data])
         self.buffers[table] = []
 
     def _unfit(self, table: str, columns: Dict[str, str], rows: List[Dict[str, Any]], error: Exception) -> PipelineStepFailed:
@@ -230,9 +242,7 @@ class PackageWriter:
                         load_id=self.load_id, table=table)
         return PipelineStepFailed("normalize", f"{type(error).__name__}: {error}", load_id=self.load_id, table=table)
 
-    def _write_part(self, table: str, data) -> None:
-        import pyarrow.parquet as pq
-
+    def _write_part(self, table: str, tables: List[Any]) -> None:
         folder = self.root / TABLES / table
         folder.mkdir(exist_ok=True)
         self._parts += 1
@@ -243,10 +253,7 @@ class PackageWriter:
         # (random: no dictionary can shrink it, no min/max prunes a scan) gets neither.
         self._wait(keep=_IN_FLIGHT - 1)
         path = folder / f"part-{self._parts:05d}.parquet"
-        described = [c for c in data.column_names if c != ID]
-        self._pending.append((self._pool.submit(
-            pq.write_table, data, path, compression="snappy", dictionary_pagesize_limit=_DICTIONARY_LIMIT,
-            use_dictionary=described, write_statistics=described), path))
+        self._pending.append((self._pool.submit(_write_parquet, tables, path), path))
 
     def _wait(self, keep: int = 0) -> None:
         """Wait for the oldest parts being written until at most `keep` are left; the first error raised."""

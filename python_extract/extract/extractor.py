@@ -240,7 +240,8 @@ class Extractor:
         for f in filters:
             data = f.filter_arrow(data)
         if data.num_rows:
-            normalized = normalize_arrow(data, self.schema, table, writer.load_id)
+            # nested columns are encoded as JSON text on the package writer's threads (encode_nested)
+            normalized = normalize_arrow(data, self.schema, table, writer.load_id, encode=False)
             self.not_null.arrow(table, normalized)
             writer.write_arrow(table, normalized)
         return data.num_rows

@@ -67,7 +67,27 @@ def _named_columns(data, table: str):
     return out
 
 
-def normalize_arrow(data, schema: Schema, table: str, load_id: str):
+def _nested(arrow_type_) -> bool:
+    import pyarrow.types as t
+
+    return t.is_struct(arrow_type_) or t.is_list(arrow_type_) or t.is_large_list(arrow_type_) or t.is_map(arrow_type_)
+
+
+def encode_nested(data):
+    """`data` with its struct, list and map columns as JSON text (normalize_arrow's `encode=False` left them
+    for this); the same table when it has none."""
+    import pyarrow as pa
+
+    nested = [i for i, f in enumerate(data.schema) if _nested(f.type)]
+    for i in nested:
+        data = data.set_column(i, pa.field(data.schema.field(i).name, pa.string()), _json_column(data.column(i)))
+    return data
+
+
+def normalize_arrow(data, schema: Schema, table: str, load_id: str, encode: bool = True):
+    """`data` renamed, typed as `schema` says (which records new columns) and stamped. With `encode=False`
+    the struct, list and map columns are left as they are, typed `json` in the schema, for the package
+    writer's threads to encode (`encode_nested`) beside the next batch's normalisation."""
     import pyarrow as pa
 
     from .ids import random_ids
@@ -79,6 +99,14 @@ def normalize_arrow(data, schema: Schema, table: str, load_id: str):
         if not found:
             continue
         source_type = column.type
+        if found == "json" and not encode:
+            known = columns.get(name, {}).get("data_type") or found
+            if known not in ("json", "text"):
+                raise ArrowColumnDoesNotFit(table, name, source_type, known, TypeError("JSON text is not " + known))
+            columns.setdefault(name, {"nullable": True})["data_type"] = known
+            names.append(name)
+            arrays.append(column)
+            continue
         if found == "json":
             column = _json_column(column)
         elif pa.types.is_time(column.type):  # text in its ISO form, as a datetime.time item gives (coerce.py)

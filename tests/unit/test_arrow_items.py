@@ -105,3 +105,22 @@ def test_package_parts__hold_every_row_in_order_with_statistics_on_all_but_dlt_i
     assert stats["_dlt_id"] is None
     assert stats["_dlt_load_id"].min == stats["_dlt_load_id"].max == "1.5"
     assert (stats["id"].min, stats["id"].max) == (0, 3)
+
+
+def test_package_parts__nested_columns_left_by_the_normaliser_are_encoded_on_the_writer_threads(tmp_path):
+    """The extractor normalises with encode=False: struct columns reach the package writer whole and its
+    threads write them as the same JSON text normalize_arrow would (batches with different struct fields
+    in one part too)."""
+    schema = Schema("s")
+    writer = PackageStorage(tmp_path).writer("1.5", "ds", schema, batch_rows=10)
+    wide = pa.Table.from_pylist([{"Id": 9, "repo": {"Name": "w", "extra": True}}])
+    batches = [normalize_arrow(t, schema, "events", "1.5", encode=False) for t in (_events(3), wide)]
+    assert pa.types.is_struct(batches[0].schema.field("repo").type)
+    assert schema.table("events").columns["repo"]["data_type"] == "json"
+    for batch in batches:
+        writer.write_arrow("events", batch)
+    package = writer.seal(None)
+    part, = sorted((package.root / "tables" / "events").glob("part-*.parquet"))
+    assert pq.read_table(part).column("repo").to_pylist() == [
+        '{"Name":"r0","owner":{"id":0}}', '{"Name":"r1","owner":{"id":10}}', '{"Name":"r2","owner":{"id":20}}', None,
+        '{"Name":"w","extra":true}']
