@@ -184,11 +184,27 @@ class Pipeline:
         schema = destination.read_schema(self.spark, self.dataset_name, self.pipeline_name)
         self.default_schema = schema or Schema(self.pipeline_name)
 
-    def extract(self, resources: List[Resource]) -> List[LoadPackage]:
-        """Extract and normalise `resources` into sealed load packages (nothing lands yet)."""
+    def extract(
+        self,
+        data: Any,
+        table_name: Optional[str] = None,
+        write_disposition: Any = None,
+        primary_key: Keys = None,
+        merge_key: Keys = None,
+        columns: Optional[Dict[str, ColumnHints]] = None,
+        max_table_nesting: Optional[int] = None,
+    ) -> List[LoadPackage]:
+        """Extract and normalise `data` (what `run` takes: a resource, a source, a list of them, or items with
+        `table_name`) into sealed load packages; nothing lands until `load`. dlt's extract -> normalize ->
+        load sequence works unchanged: `normalize` has nothing left to do."""
+        resources = as_resources(data, table_name, dict(
+            write_disposition=write_disposition, primary_key=primary_key, merge_key=merge_key,
+            columns=columns, max_table_nesting=max_table_nesting,
+        ))
         with self.writing():
             self.packages.discard_unsealed()
             self.sync_destination()
+            self._continue_from_pending()
             extractor = Extractor(self.packages, self.dataset_name, self.default_schema, self.state, self.hooks,
                                   default_source=self.pipeline_name, batch_rows=self.batch_rows)
             with _fewer_gc_passes(), _local_state("--pipelines-dir"):
@@ -200,6 +216,34 @@ class Pipeline:
                 names = {r.name for r in resources}
                 destination.record_coverage(packages[-1].root, [t for t, meta in self.default_schema.tables.items() if meta.resource in names])
             return packages
+
+    def _continue_from_pending(self) -> None:
+        """Packages extracted but not landed yet are newer than the destination: the next extract goes on
+        from the newest one's schema and state, as dlt's does (extract twice, then load: the second extract
+        continues each cursor, and the schema keeps the first one's tables). A package whose schema or state
+        cannot be read is left to `load`, which quarantines it and every package sealed after it."""
+        pending = self.packages.pending()
+        if not pending:
+            return
+        newest = pending[-1]
+        try:
+            schema = newest.schema
+            state = next((p.state for p in reversed(pending) if p.state is not None), None)
+        except (OSError, ValueError) as e:
+            log.warning("pending load package %s is unreadable (%s); extracting from the destination's state",
+                        newest.load_id, e)
+            return
+        self.default_schema = schema
+        if state is not None:
+            self.state = state
+            self.state.pop("_load_id", None)
+
+    def normalize(self, workers: int = 1) -> List[str]:
+        """dlt's normalize step, for its extract -> normalize -> load sequence: `extract` already normalised
+        into load packages, so this only answers which loads wait for `load` (their ids, oldest first)."""
+        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+            raise ValueError(f"normalize: workers={workers!r} is not a positive integer")
+        return [p.load_id for p in self.packages.pending()]
 
     def extract_and_normalize(self, resource: Resource) -> Optional[LoadPackage]:
         """One load package of `resource`'s items (None if it yields nothing); nothing lands yet."""

@@ -156,3 +156,27 @@ def test_arrow_struct_with_a_timestamp_and_a_decimal__json_text_as_sparkload_wri
     assert dt.datetime.fromisoformat(their["at"] + ":00") == dt.datetime.fromisoformat(our["at"])
     assert Decimal(str(their["amount"])) == Decimal(our["amount"])
     record("normalisation", "differs-on-purpose")
+
+
+def test_extract_normalize_load_called_as_dlt_calls_them__the_same_tables_as_dlt(home, lakehouse):
+    """dlt's step by step form: `pipeline.extract(data, table_name=..., primary_key=...)`, then `normalize()`,
+    then `load()`, the same calls on both pipelines (a resource and plain items with hints); the tables
+    compare as in the batch above, and nothing lands before `load`."""
+    import dlt
+
+    items = [{"id": 1, "user": {"name": "a"}, "tags": ["x", "y"]}, {"id": 2, "user": {"name": "b"}, "tags": []}]
+    theirs, ours = DltSide(home, "steps"), SparkloadSide(lakehouse, home, "steps")
+    for pipeline, resource in ((theirs.pipeline, dlt.resource), (ours.pipe, sl.resource)):
+        pipeline.extract(resource(items, name="events", primary_key="id", write_disposition="merge"))
+        pipeline.extract([{"id": 7, "kind": "k"}], table_name="kinds", write_disposition="append")
+        pipeline.normalize()
+    assert not ours.pipe.spark.catalog.tableExists("steps.events")  # extracted and normalised, not landed
+    their_ids, our_ids = theirs.pipeline.load().loads_ids, ours.pipe.load().load_ids
+    assert len(their_ids) == len(our_ids) == 2  # one load per extract call, on both sides
+    their_runs, our_runs = ({i: k + 1 for k, i in enumerate(sorted(ids))} for ids in (their_ids, our_ids))
+    their_tables, our_tables = theirs.tables(), ours.tables(["events", "events__tags", "kinds"])
+    for root in ("events", "kinds"):
+        found = differences(their_tables, our_tables, root, their_runs, our_runs)
+        assert found == [], found
+    record("normalisation", "identical")
+
