@@ -37,7 +37,7 @@ from .locks import PipelineLock
 from .normalize import Schema
 from .normalize.naming import normalize_identifier
 from .packages import KEEP_LOADED, LoadPackage, PackageStorage
-from .state import State, new_state
+from .state import State, decode_value, new_state
 
 log = logging.getLogger("sparkload.pipeline")
 PIPELINE_FILE = "pipeline.json"
@@ -235,7 +235,7 @@ class Pipeline:
             return
         self.default_schema = schema
         if state is not None:
-            self.state = state
+            self.state = decode_value(state)  # a package holds the state JSON-encoded (datetimes tagged)
             self.state.pop("_load_id", None)
 
     def normalize(self, workers: int = 1) -> List[str]:

@@ -161,10 +161,11 @@ def test_extract_twice_then_load__the_second_extract_goes_on_from_the_first_ones
     cursor the first one left (in its pending package), so each row lands once; so does sparkload's."""
     import dlt
 
-    def events(make, incremental, upto: int):
+    def events(make, incremental, upto: int):  # a datetime cursor: the state a package holds is JSON-encoded
         @make(name="events", primary_key="id")
-        def gen(cursor=incremental("id")):
-            yield [{"id": i} for i in range(upto)]
+        def gen(cursor=incremental("at")):
+            yield [{"id": i, "at": dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(minutes=i)}
+                   for i in range(upto)]
         return gen
 
     theirs, ours = DltSide(home, "twice"), SparkloadSide(lakehouse, home, "twice")
