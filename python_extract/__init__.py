@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
 
 
 def __getattr__(name: str) -> Any:
+    if name == "sources":  # dlt's spelling `dlt.sources.incremental` (python_extract/sources/__init__.py)
+        return importlib.import_module(".sources", __name__)
     if name not in _FACE:
         raise AttributeError(f"module 'python_extract' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{_FACE[name]}", __name__), name)
@@ -48,7 +50,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__():
-    return sorted([*globals(), *_FACE])
+    return sorted({*globals(), *_FACE, "sources"})
 
 
 class _Face(types.ModuleType):

@@ -170,7 +170,7 @@ def test_extract_twice_then_load__the_second_extract_goes_on_from_the_first_ones
 
     theirs, ours = DltSide(home, "twice"), SparkloadSide(lakehouse, home, "twice")
     for pipeline, make, incremental in ((theirs.pipeline, dlt.resource, dlt.sources.incremental),
-                                        (ours.pipe, sl.resource, sl.incremental)):
+                                        (ours.pipe, sl.resource, sl.sources.incremental)):  # dlt's spelling
         pipeline.extract(events(make, incremental, 5))
         pipeline.extract(events(make, incremental, 10))
         pipeline.normalize()

@@ -11,3 +11,10 @@ def test_public_api__exports_exactly_these_names():
         "resource", "secrets", "source",
     ]
     assert all(hasattr(python_extract, name) for name in python_extract.__all__)
+
+
+def test_public_api__dlt_spells_the_cursor_sources_incremental_and_so_may_a_ported_pipeline():
+    import python_extract as dlt  # a dlt pipeline ported by changing its import
+
+    assert dlt.sources.incremental is dlt.incremental and dlt.sources.Incremental is dlt.Incremental
+    assert "sources" in dir(dlt)
