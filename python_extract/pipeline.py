@@ -19,6 +19,7 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import dataclasses
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -366,6 +367,9 @@ def as_resources(data: Any, table_name: Optional[str], hints: Dict[str, Any]) ->
     return resources
 
 
+DESTINATIONS = (None, "sparkload")  # a ported dlt pipeline's destination= may name only the lakehouse
+
+
 def pipeline(
     pipeline_name: str = "sparkload",
     dataset_name: Optional[str] = None,
@@ -373,6 +377,7 @@ def pipeline(
     lakehouse: Optional[LakehouseConfig] = None,
     lock_wait: float = 0.0,
     keep_loaded_packages: int = KEEP_LOADED,
+    destination: Any = None,  # dlt's argument; see DESTINATIONS
     **lakehouse_settings: Any,
 ) -> Pipeline:
     """A pipeline writing into `dataset_name` (default `<pipeline_name>_dataset`, as dlt).
@@ -382,7 +387,18 @@ def pipeline(
     `dataset_name`, the dataset of the pipeline's last run on this machine is used, if any.
     `lock_wait`: seconds to wait for another writer of the pipeline (default 0: fail at once);
     `keep_loaded_packages`: loaded packages kept on disk (default 10; 0 deletes each once loaded).
+    `destination`: dlt's argument, taken so a ported dlt call stays as it was; sparkload lands only into
+    its lakehouse, so it may be left out or be `"sparkload"`; another destination is an error, not ignored.
     """
+    if destination not in DESTINATIONS:
+        raise ConfigError(f"pipeline {pipeline_name}: destination={destination!r} is not one sparkload loads into: "
+                         "it lands into its Spark lakehouse (lakehouse=, home=, or the SPARKLOAD_* settings); "
+                         "remove destination or set destination='sparkload'")
+    known = {f.name for f in dataclasses.fields(LakehouseConfig)}
+    unknown = sorted(set(lakehouse_settings) - known)
+    if unknown:
+        raise ConfigError(f"pipeline {pipeline_name}: {unknown[0]}= is neither an argument of sparkload's pipeline nor a "
+                        f"lakehouse setting (those are: {', '.join(sorted(known))})")
     config = lakehouse or LakehouseConfig.from_env(**lakehouse_settings)
     base = Path(pipelines_dir) if pipelines_dir else config.home / "pipelines"
     remembered = base / pipeline_name / PIPELINE_FILE

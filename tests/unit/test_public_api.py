@@ -18,3 +18,17 @@ def test_public_api__dlt_spells_the_cursor_sources_incremental_and_so_may_a_port
 
     assert dlt.sources.incremental is dlt.incremental and dlt.sources.Incremental is dlt.Incremental
     assert "sources" in dir(dlt)
+
+
+def test_pipeline__takes_dlts_destination_only_as_the_lakehouse_and_names_an_unknown_argument(tmp_path):
+    import pytest
+
+    import python_extract as dlt
+    from python_extract.errors import ConfigError
+
+    kept = dlt.pipeline(pipeline_name="ported", destination="sparkload", dataset_name="raw", home=str(tmp_path))
+    assert kept.dataset_name == "raw" and kept.lakehouse.home == tmp_path
+    with pytest.raises(ConfigError, match=r"^pipeline ported: destination='duckdb' is not one sparkload loads into"):
+        dlt.pipeline(pipeline_name="ported", destination="duckdb", home=str(tmp_path))
+    with pytest.raises(ConfigError, match=r"^pipeline ported: dev_mode= is neither an argument .* lakehouse setting"):
+        dlt.pipeline(pipeline_name="ported", dev_mode=True, home=str(tmp_path))
