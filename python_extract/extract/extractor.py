@@ -111,12 +111,20 @@ class Extractor:
         closable = [f for f in filters if f.row_order]
         limit = min(BATCH_ITEMS, writer.batch_rows)
         static_table = None  # the table of every item when the resource's table name is not a function
+        limit_ = res.limit
+        counted, opened = 0, time.monotonic()
         try:
             pages_iter = res.pages(**bound_cursors, **bound)
             for page in pages_iter:
                 if page is None:  # dlt drops a yielded None (a None inside a yielded list is an item)
                     continue
+                if limit_ is not None and limit_.max_items == 0:  # dlt: a limit of 0 takes nothing
+                    getattr(pages_iter, "close", lambda: None)()
+                    break
+                kept_before = written + sum(map(len, batches.values()))
                 page_type = type(page)
+                empty = limit_ is not None and (  # an empty list or Arrow table
+                    (page_type is list and not page) or (_is_arrow(page) and page.num_rows == 0))
                 pages += page_type is not dict  # a page is a list of items or an Arrow table
                 yields += 1
                 closing = False
@@ -152,6 +160,12 @@ class Extractor:
                     if closable and any(f.can_close() for f in closable):
                         closing = True
                         break
+                if limit_ is not None and not closing:
+                    # dlt counts after the cursors: a yield they left something of, or one that came empty
+                    kept = written + sum(map(len, batches.values())) - kept_before
+                    counted += kept if limit_.count_rows else int(kept > 0 or empty)
+                    closing = (limit_.max_items is not None and counted >= limit_.max_items) or (
+                        limit_.max_time is not None and time.monotonic() - opened > limit_.max_time)
                 if closing:
                     getattr(pages_iter, "close", lambda: None)()
                     break

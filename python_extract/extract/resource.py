@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Tuple, Union
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from ..contract import DEFAULT_WRITE_DISPOSITION, KEY_HINTS, RESOURCE_HINTS, ColumnHints, Keys, as_key_list, split_disposition
 from .config import with_config
@@ -28,6 +29,14 @@ TableName = Union[str, Callable[[Any], str]]
 class ResourceState:
     """Default of a resource argument that receives the resource's own state dict, committed with the
     data like cursors are; for sources that keep cursors of their own (e.g. one per parent record)."""
+
+
+@dataclass(frozen=True)
+class Limit:
+    """dlt's add_limit: at most `max_items` yields (rows with `count_rows`) or `max_time` seconds."""
+    max_items: Optional[int]
+    max_time: Optional[float]
+    count_rows: bool
 
 
 class Resource:
@@ -58,6 +67,8 @@ class Resource:
         self.max_table_nesting = max_table_nesting
         self.incremental = incremental
         self.source_name: Optional[str] = None
+        self._steps: List[Tuple[str, Callable[[Any], Any]]] = []  # add_map / add_filter / add_yield_map, in order
+        self.limit: Optional[Limit] = None  # add_limit: applied by the extractor, after the cursors (as in dlt)
 
     def __call__(self, *args: Any, **kwargs: Any) -> "Resource":
         if not callable(self._data):
@@ -69,7 +80,66 @@ class Resource:
     def _copy(self) -> "Resource":
         clone = Resource.__new__(Resource)
         clone.__dict__.update(self.__dict__)
+        clone._steps = list(self._steps)
         return clone
+
+    # -- dlt's item transforms: each returns the resource itself, as dlt's do
+    def add_map(self, item_map: Callable[[Any], Any], insert_at: Optional[int] = None) -> "Resource":
+        """Replace each item by `item_map(item)` (an Arrow table is one item), before the cursors see it."""
+        return self._add_step("map", item_map, insert_at)
+
+    def add_filter(self, item_filter: Callable[[Any], bool], insert_at: Optional[int] = None) -> "Resource":
+        """Keep the items for which `item_filter(item)` is true, before the cursors see them."""
+        return self._add_step("filter", item_filter, insert_at)
+
+    def add_yield_map(self, item_map: Callable[[Any], Iterable[Any]], insert_at: Optional[int] = None) -> "Resource":
+        """Replace each item by the items `item_map(item)` yields, before the cursors see them."""
+        return self._add_step("yield_map", item_map, insert_at)
+
+    def add_limit(self, max_items: Optional[int] = None, max_time: Optional[float] = None,
+                  count_rows: bool = False) -> "Resource":
+        """Stop the resource after `max_items` yields (pages, as dlt counts them; rows with `count_rows`) or
+        `max_time` seconds, counted after the cursors; replaces an earlier limit. Returns the resource."""
+        for name, value in (("max_items", max_items), ("max_time", max_time)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+                raise ValueError(f"resource {self.name}: add_limit {name}={value!r} is not a number >= 0")
+        self.limit = Limit(max_items, max_time, bool(count_rows))
+        return self
+
+    def _add_step(self, kind: str, fn: Callable[[Any], Any], insert_at: Optional[int]) -> "Resource":
+        if not callable(fn):
+            raise TypeError(f"resource {self.name}: add_{kind} takes a function, not {fn!r}")
+        self._steps.insert(len(self._steps) if insert_at is None else insert_at, (kind, fn))
+        return self
+
+    def _transformed(self, pages: Iterator[Any]) -> Iterator[Any]:
+        """`pages` through the item transforms, as dlt's pipe steps: a page (a list) or a single item a filter
+        drops entirely is not yielded; an empty page stays one."""
+        try:
+            yield from self._each_transformed(pages)
+        finally:  # closing this generator (a limit, a closed cursor) closes the resource's
+            getattr(pages, "close", lambda: None)()
+
+    def _each_transformed(self, pages: Iterator[Any]) -> Iterator[Any]:
+        for page in pages:
+            for kind, fn in self._steps:
+                if page is None:
+                    break
+                if isinstance(page, list):
+                    if kind == "map":
+                        page = [fn(item) for item in page]
+                    elif kind == "filter":  # a page it empties is dropped, as dlt's FilterItem does
+                        page = [item for item in page if fn(item)] or (None if page else [])
+                    else:
+                        page = [out for item in page for out in fn(item)]
+                elif kind == "map":
+                    page = fn(page)
+                elif kind == "filter":
+                    page = page if fn(page) else None
+                else:
+                    page = list(fn(page))
+            if page is not None:
+                yield page
 
     def apply_hints(self, **hints: Any) -> "Resource":
         """Set the hints (the contract's `ResourceHints`) given as not-None keyword arguments (as
@@ -112,12 +182,14 @@ class Resource:
         """What the resource yields (items, lists of items or Arrow tables), with cursor arguments
         replaced by `bound`."""
         if not callable(self._data):
-            return iter(self._data)
-        if not bound:
-            return iter(self._data(*self._args, **self._kwargs))
-        arguments = inspect.signature(self._data).bind_partial(*self._args, **self._kwargs).arguments
-        arguments.update(bound)
-        return iter(self._data(**arguments))
+            pages = iter(self._data)
+        elif not bound:
+            pages = iter(self._data(*self._args, **self._kwargs))
+        else:
+            arguments = inspect.signature(self._data).bind_partial(*self._args, **self._kwargs).arguments
+            arguments.update(bound)
+            pages = iter(self._data(**arguments))
+        return self._transformed(pages) if self._steps else pages
 
     def items(self, **bound: Any) -> Iterator[Any]:
         """The items, pages flattened."""
