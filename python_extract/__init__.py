@@ -26,6 +26,8 @@ _FACE = {
     **dict.fromkeys(["LoadInfo", "Pipeline", "pipeline"], "pipeline"),
 }
 
+_NAMESPACES = {"sources": ".sources", "current": ".extract.current"}  # modules under dlt's names
+
 if TYPE_CHECKING:  # what type checkers and IDEs see
     from .errors import (
         ConfigFieldMissing, IncrementalBoundaryOverflow, IncrementalCursorPathMissing, IncrementalError,
@@ -40,8 +42,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
 
 
 def __getattr__(name: str) -> Any:
-    if name == "sources":  # dlt's spelling `dlt.sources.incremental` (python_extract/sources/__init__.py)
-        return importlib.import_module(".sources", __name__)
+    if name in _NAMESPACES:  # dlt's `dlt.sources.incremental` and `dlt.current.resource_state()`
+        return importlib.import_module(_NAMESPACES[name], __name__)
     if name not in _FACE:
         raise AttributeError(f"module 'python_extract' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{_FACE[name]}", __name__), name)
@@ -50,7 +52,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__():
-    return sorted({*globals(), *_FACE, "sources"})
+    return sorted({*globals(), *_FACE, *_NAMESPACES})
 
 
 class _Face(types.ModuleType):

@@ -28,6 +28,7 @@ from ..normalize.naming import normalize_path
 from ..normalize.not_null import NotNullCheck
 from ..packages import LoadPackage, PackageStorage, PackageWriter, new_load_id
 from ..state import State, resource_state, snapshot
+from . import current
 from .checkpoint import CHECKPOINT
 from .incremental import Incremental
 from .resource import Resource, ResourceState
@@ -73,6 +74,10 @@ class Extractor:
     def _extract_resource(self, res: Resource) -> None:
         source = res.source_name or self.default_source
         rstate = resource_state(self.state, source, res.name)
+        with current.extracting(source, res.name, self.state["sources"][source], rstate):
+            self._extract_resource_with(res, rstate)
+
+    def _extract_resource_with(self, res: Resource, rstate: Dict[str, Any]) -> None:
         if res.write_disposition == "replace":
             rstate.clear()
         cursors = res.cursor_arguments()

@@ -207,3 +207,33 @@ def test_item_transforms_and_add_limit__the_same_tables_as_dlt_run_after_run(hom
         assert their_rows == our_rows, (run, their_rows, our_rows)
         assert len(our_rows) == ([4, 8, 8][run] if limit else 16)  # 2 of each page's 3 items are kept
     record("incremental", "identical")
+
+
+def _numbered(make, current):
+    @make(name="numbered", primary_key="id")
+    def gen():
+        state = current.resource_state()  # dlt's own cursor: the next id, kept with the load
+        first = state.setdefault("next_id", 0)
+        state["next_id"] = first + 3
+        current.source_state()["runs"] = current.source_state().get("runs", 0) + 1
+        yield [{"id": i, "resource": current.resource_name()} for i in range(first, first + 3)]
+    return gen
+
+
+def test_current_resource_state__kept_with_each_load_the_same_rows_and_state_as_dlt(home, lakehouse):
+    """`dlt.current.resource_state()` / `source_state()` inside a resource: a hand-made cursor that
+    numbers the rows of each run on from the last; after three runs the same rows as dlt, and the same
+    resource state."""
+    import dlt
+
+    theirs, ours = DltSide(home, "numbered"), SparkloadSide(lakehouse, home, "numbered")
+    for _ in range(3):
+        theirs.run([_numbered(dlt.resource, dlt.current)])
+        ours.run([_numbered(sl.resource, sl.current)])
+    rows = lambda side: sorted((r["id"], r["resource"]) for r in side)  # noqa: E731
+    assert rows(theirs.tables()["numbered"].rows) == rows(ours.tables(["numbered"])["numbered"].rows) == [
+        (i, "numbered") for i in range(9)]
+    assert theirs.resource_state("numbered") == ours.resource_state("numbered") == {"next_id": 9}
+    runs = lambda state: [s.get("runs") for s in state["sources"].values() if "numbered" in s.get("resources", {})]  # noqa: E731
+    assert runs(theirs.pipeline.state) == runs(ours.pipe.state) == [3]  # the source's state, beside its resources'
+    record("incremental", "identical")

@@ -32,3 +32,14 @@ def test_pipeline__takes_dlts_destination_only_as_the_lakehouse_and_names_an_unk
         dlt.pipeline(pipeline_name="ported", destination="duckdb", home=str(tmp_path))
     with pytest.raises(ConfigError, match=r"^pipeline ported: dev_mode= is neither an argument .* lakehouse setting"):
         dlt.pipeline(pipeline_name="ported", dev_mode=True, home=str(tmp_path))
+
+
+def test_public_api__dlt_current_outside_an_extraction_is_an_error_saying_where_it_works():
+    import pytest
+
+    import python_extract as dlt
+    from python_extract.errors import SparkloadError
+
+    assert "current" in dir(dlt)
+    with pytest.raises(SparkloadError, match=r"^current.resource_state\(\) is asked outside a resource being extracted"):
+        dlt.current.resource_state()
