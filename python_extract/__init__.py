@@ -26,7 +26,7 @@ _FACE = {
     **dict.fromkeys(["LoadInfo", "Pipeline", "pipeline"], "pipeline"),
 }
 
-_NAMESPACES = {"sources": ".sources", "current": ".extract.current"}  # modules under dlt's names
+_NAMESPACES = {"sources": ".sources", "current": ".extract.current", "mark": ".extract.mark"}  # modules under dlt's names
 
 if TYPE_CHECKING:  # what type checkers and IDEs see
     from .errors import (
@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
 
 
 def __getattr__(name: str) -> Any:
-    if name in _NAMESPACES:  # dlt's `dlt.sources.incremental` and `dlt.current.resource_state()`
+    if name in _NAMESPACES:  # dlt's `dlt.sources.incremental`, `dlt.current.resource_state()`, `dlt.mark`
         return importlib.import_module(_NAMESPACES[name], __name__)
     if name not in _FACE:
         raise AttributeError(f"module 'python_extract' has no attribute {name!r}")

@@ -31,6 +31,7 @@ from ..state import State, resource_state, snapshot
 from . import current
 from .checkpoint import CHECKPOINT
 from .incremental import Incremental
+from .mark import TableNamed
 from .resource import Resource, ResourceState
 from .windows import DateWindows, Window
 
@@ -123,6 +124,11 @@ class Extractor:
             for page in pages_iter:
                 if page is None:  # dlt drops a yielded None (a None inside a yielded list is an item)
                     continue
+                marked = None
+                if type(page) is TableNamed:  # mark.with_table_name: this yield's table, not the resource's
+                    marked, page = self._table(res, None, page.table_name), page.data
+                    if page is None:
+                        continue
                 if limit_ is not None and limit_.max_items == 0:  # dlt: a limit of 0 takes nothing
                     getattr(pages_iter, "close", lambda: None)()
                     break
@@ -146,15 +152,15 @@ class Extractor:
                             load_id = writer.load_id
                             continue
                         if _is_arrow(item):
-                            table = self._table(res, None)
+                            table = marked or self._table(res, None)
                             written += self._write_arrow(writer, res, table, item, filters)
                             if closable and any(f.can_close() for f in closable):
                                 closing = True
                                 break
                             continue
                     if not filters or passes(item):
-                        table = static_table or self._table(res, item)
-                        if static_table is None and not callable(res.table_name):
+                        table = marked or static_table or self._table(res, item)
+                        if static_table is None and marked is None and not callable(res.table_name):
                             static_table = table
                         batch = batches.get(table)
                         if batch is None:
@@ -200,8 +206,10 @@ class Extractor:
                 return False
         return True
 
-    def _table(self, res: Resource, item: Any) -> str:
-        table = normalize_path(res.table_for(item) if item is not None else res.table_for({}))
+    def _table(self, res: Resource, item: Any, name: Optional[str] = None) -> str:
+        """The table of `item` (or the one `name`s: mark.with_table_name), added to the schema with the
+        resource's hints when new."""
+        table = normalize_path(name or (res.table_for(item) if item is not None else res.table_for({})))
         if table not in self.schema.tables:
             meta = self.schema.table(table, write_disposition=res.write_disposition,
                                      merge_strategy=res.merge_strategy, merge_options=dict(res.merge_options),

@@ -21,6 +21,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 from ..contract import DEFAULT_WRITE_DISPOSITION, KEY_HINTS, RESOURCE_HINTS, ColumnHints, Keys, as_key_list, split_disposition
 from .config import with_config
 from .incremental import Incremental
+from .mark import TableNamed
 from .windows import DateWindows
 
 TableName = Union[str, Callable[[Any], str]]
@@ -122,6 +123,11 @@ class Resource:
 
     def _each_transformed(self, pages: Iterator[Any]) -> Iterator[Any]:
         for page in pages:
+            if type(page) is TableNamed:  # the transforms see the data; the mark stays on what is left
+                page = TableNamed(next(self._each_transformed(iter([page.data])), None), page.table_name)
+                if page.data is not None:
+                    yield page
+                continue
             for kind, fn in self._steps:
                 if page is None:
                     break

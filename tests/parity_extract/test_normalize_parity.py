@@ -180,3 +180,29 @@ def test_extract_normalize_load_called_as_dlt_calls_them__the_same_tables_as_dlt
         assert found == [], found
     record("normalisation", "identical")
 
+
+
+def test_mark_with_table_name__items_and_pages_go_to_the_marked_tables_as_in_dlt(home, lakehouse):
+    """`dlt.mark.with_table_name(item, table)`: a marked item, a marked page (one table per mark) and an
+    unmarked item (the resource's table) from one resource with a primary key; the same three tables,
+    each with the resource's key, as dlt."""
+    import dlt
+
+    def routed(make, mark):
+        @make(name="events", primary_key="id")
+        def gen():
+            yield mark.with_table_name({"id": 1, "kind": "a"}, "alpha")
+            yield mark.with_table_name([{"id": 2, "n": {"x": 1}}, {"id": 3, "n": {"x": 2}}], "beta")
+            yield {"id": 4}
+        return gen
+
+    theirs, ours = DltSide(home, "marked"), SparkloadSide(lakehouse, home, "marked")
+    their_runs = {theirs.run([routed(dlt.resource, dlt.mark)]): 1}
+    our_runs = {ours.run([routed(sl.resource, sl.mark)]): 1}
+    their_tables, our_tables = theirs.tables(), ours.tables()
+    assert sorted(t for t in their_tables) == sorted(our_tables) == ["alpha", "beta", "events"]
+    for root in ("alpha", "beta", "events"):
+        found = differences(their_tables, our_tables, root, their_runs, our_runs)
+        assert found == [], found
+    assert ours.pipe.default_schema.tables["beta"].columns["id"].get("primary_key") is True
+    record("normalisation", "identical")

@@ -39,3 +39,13 @@ def test_add_limit__a_bad_value_is_an_error_naming_it(kwargs, message):
 def test_add_map__takes_a_function():
     with pytest.raises(TypeError, match="resource n: add_map takes a function"):
         sl.resource([1], name="n").add_map("upper")
+
+
+def test_transforms__see_a_marked_pages_data_and_keep_its_table_mark():
+    from python_extract.extract.mark import TableNamed
+
+    res = sl.resource([sl.mark.with_table_name([1, 2], "evens"), sl.mark.with_table_name(3, "odds")], name="n")
+    res.add_map(lambda n: n * 2).add_filter(lambda n: n != 6)
+    assert list(res.pages()) == [TableNamed([2, 4], "evens")]  # the marked 3 became 6 and was dropped
+    with pytest.raises(ValueError, match=r"mark.with_table_name: table_name='' is not a table name"):
+        sl.mark.with_table_name({}, "")
