@@ -24,11 +24,11 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
 from .errors import ConfigError, CorruptPackage, LocalStateError, PipelineStepFailed, from_os_error, shown_name
 from .extract.extractor import Extractor
-from .contract import ColumnHints, Keys
+from .contract import TABLE_HINTS, TableHints
 from .extract.resource import Resource
 from .extract.source import Source
 from .hooks import Hooks
@@ -39,6 +39,9 @@ from .normalize import Schema
 from .normalize.naming import normalize_identifier
 from .packages import KEEP_LOADED, LoadPackage, PackageStorage
 from .state import State, decode_value, new_state
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's from Python 3.11; the package supports 3.10
 
 log = logging.getLogger("sparkload.pipeline")
 PIPELINE_FILE = "pipeline.json"
@@ -138,21 +141,11 @@ class Pipeline:
         finally:
             self.lock.release()
 
-    def run(
-        self,
-        data: Any,
-        table_name: Optional[str] = None,
-        write_disposition: Any = None,
-        primary_key: Keys = None,
-        merge_key: Keys = None,
-        columns: Optional[Dict[str, ColumnHints]] = None,
-        max_table_nesting: Optional[int] = None,
-    ) -> LoadInfo:
-        """Land what earlier runs left pending, restore state, then extract, normalize and load `data`."""
-        resources = as_resources(data, table_name, dict(
-            write_disposition=write_disposition, primary_key=primary_key, merge_key=merge_key,
-            columns=columns, max_table_nesting=max_table_nesting,
-        ))
+    def run(self, data: Any, **hints: Unpack[TableHints]) -> LoadInfo:
+        """Land what earlier runs left pending, restore state, then extract, normalize and load `data`;
+        `hints` (the contract's TableHints: table_name, write_disposition, primary_key, merge_key, columns,
+        max_table_nesting) apply to every resource of it, as dlt's."""
+        resources = as_resources(data, hints)
         info = LoadInfo(self.pipeline_name, self.dataset_name)
         with self.writing():
             self._remember()
@@ -185,23 +178,11 @@ class Pipeline:
         schema = destination.read_schema(self.spark, self.dataset_name, self.pipeline_name)
         self.default_schema = schema or Schema(self.pipeline_name)
 
-    def extract(
-        self,
-        data: Any,
-        table_name: Optional[str] = None,
-        write_disposition: Any = None,
-        primary_key: Keys = None,
-        merge_key: Keys = None,
-        columns: Optional[Dict[str, ColumnHints]] = None,
-        max_table_nesting: Optional[int] = None,
-    ) -> List[LoadPackage]:
+    def extract(self, data: Any, **hints: Unpack[TableHints]) -> List[LoadPackage]:
         """Extract and normalise `data` (what `run` takes: a resource, a source, a list of them, or items with
-        `table_name`) into sealed load packages; nothing lands until `load`. dlt's extract -> normalize ->
-        load sequence works unchanged: `normalize` has nothing left to do."""
-        resources = as_resources(data, table_name, dict(
-            write_disposition=write_disposition, primary_key=primary_key, merge_key=merge_key,
-            columns=columns, max_table_nesting=max_table_nesting,
-        ))
+        `table_name`; the same hints) into sealed load packages; nothing lands until `load`. dlt's extract ->
+        normalize -> load sequence works unchanged: `normalize` has nothing left to do."""
+        resources = as_resources(data, hints)
         with self.writing():
             self.packages.discard_unsealed()
             self.sync_destination()
@@ -341,8 +322,13 @@ def _local_state(setting: str) -> Iterator[None]:
         raise from_os_error(e, setting) from e
 
 
-def as_resources(data: Any, table_name: Optional[str], hints: Dict[str, Any]) -> List[Resource]:
-    """What `run` accepts, as resources with the run's hints applied."""
+def as_resources(data: Any, hints: Dict[str, Any]) -> List[Resource]:
+    """What `run` accepts, as resources with the run's hints (TABLE_HINTS; another is a TypeError) applied."""
+    unknown = sorted(set(hints) - set(TABLE_HINTS))
+    if unknown:
+        raise TypeError(f"unknown hint {', '.join(unknown)}; expected {', '.join(TABLE_HINTS)}")
+    hints = dict(hints)
+    table_name = hints.pop("table_name", None)
     from .extract.stream import Stream, stream_resource
 
     if isinstance(data, Stream):
