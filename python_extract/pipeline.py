@@ -19,10 +19,9 @@ from __future__ import annotations
 import gc
 import json
 import logging
-import dataclasses
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
@@ -224,7 +223,7 @@ class Pipeline:
         """dlt's normalize step, for its extract -> normalize -> load sequence: `extract` already normalised
         into load packages, so this only answers which loads wait for `load` (their ids, oldest first)."""
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-            raise ValueError(f"normalize: workers={workers!r} is not a positive integer")
+            raise ConfigError(f"normalize: workers={workers!r} is not a positive integer")
         return [p.load_id for p in self.packages.pending()]
 
     def extract_and_normalize(self, resource: Resource) -> Optional[LoadPackage]:
@@ -378,13 +377,13 @@ def pipeline(
     """
     if destination not in DESTINATIONS:
         raise ConfigError(f"pipeline {pipeline_name}: destination={destination!r} is not one sparkload loads into: "
-                         "it lands into its Spark lakehouse (lakehouse=, home=, or the SPARKLOAD_* settings); "
-                         "remove destination or set destination='sparkload'")
-    known = {f.name for f in dataclasses.fields(LakehouseConfig)}
+                          "it lands into its Spark lakehouse (lakehouse=, home=, or the SPARKLOAD_* settings); "
+                          "remove destination or set destination='sparkload'")
+    known = {f.name for f in fields(LakehouseConfig)}
     unknown = sorted(set(lakehouse_settings) - known)
     if unknown:
         raise ConfigError(f"pipeline {pipeline_name}: {unknown[0]}= is neither an argument of sparkload's pipeline nor a "
-                        f"lakehouse setting (those are: {', '.join(sorted(known))})")
+                          f"lakehouse setting (those are: {', '.join(sorted(known))})")
     config = lakehouse or LakehouseConfig.from_env(**lakehouse_settings)
     base = Path(pipelines_dir) if pipelines_dir else config.home / "pipelines"
     remembered = base / pipeline_name / PIPELINE_FILE

@@ -68,9 +68,8 @@ def _named_columns(data, table: str):
 
 
 def _nested(arrow_type_) -> bool:
-    import pyarrow.types as t
-
-    return t.is_struct(arrow_type_) or t.is_list(arrow_type_) or t.is_large_list(arrow_type_) or t.is_map(arrow_type_)
+    """A struct, list or map: the Arrow types whose dlt type is json (_dlt_type)."""
+    return _dlt_type(arrow_type_) == "json"
 
 
 def encode_nested(data):

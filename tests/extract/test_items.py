@@ -66,3 +66,20 @@ def test_colliding_names__fail_the_load_naming_both_keys(pipe, item, first, seco
 def test_same_name_in_different_items__is_one_column(pipe):
     pipe.run([{"ID": 1}, {"id": 2}, {"Id": 3}], table_name="t")
     assert staged(pipe, "t", "id") == [(1,), (2,), (3,)]
+
+
+def test_arrow_values_that_do_not_fit__fail_the_load_naming_table_column_and_load_and_change_nothing(pipe):
+    """A uint64 above 2^63-1 cannot be a bigint: the load fails naming the table, the column and the load
+    (pyarrow's own message names neither), and nothing of it lands."""
+    import pyarrow as pa
+
+    pipe.run(sl.resource([pa.table({"id": [1], "n": pa.array([5], pa.uint64())})], name="t"))
+    before = loads(pipe)
+    too_big = pa.table({"id": [2, 3], "n": pa.array([2**63 + 5, 1], pa.uint64())})
+    with pytest.raises(sl.PipelineStepFailed) as failed:
+        pipe.run(sl.resource([too_big], name="t"))
+    message = str(failed.value)
+    assert message.startswith(f"extract step failed load {failed.value.load_id} table t: table t column n: the Arrow "
+                              "uint64 values do not fit the column's type bigint (")
+    assert "\n" not in message
+    assert loads(pipe) == before and staged(pipe, "t", "id", "n") == [(1, 5)]
