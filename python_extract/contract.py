@@ -66,6 +66,8 @@ class ColumnHints(typing.TypedDict, total=False):
     dedup_sort: Union[bool, DedupSortOrder]
     nullable: bool
     data_type: DataType
+    precision: int  # bigint: its bits (8, 16, 32, 64); decimal: its digits (<= 38); other types keep none
+    scale: int  # decimal: digits after the point (default 9, as DECIMAL_DEFAULT)
 
 
 class TableHints(typing.TypedDict, total=False):
@@ -85,6 +87,9 @@ class ResourceHints(TableHints, total=False):
 
 KEY_HINTS: Tuple[str, ...] = ("primary_key", "merge_key")  # the hints naming key columns (never NULL)
 COLUMN_HINTS: Tuple[str, ...] = tuple(ColumnHints.__annotations__)
+DECIMAL_DEFAULT: Tuple[int, int] = (38, 9)  # a decimal column's (precision, scale) when its hints give none, as dlt's
+DECIMAL_MAX_PRECISION = 38  # Spark's
+INTEGER_PRECISIONS: Tuple[Tuple[int, str], ...] = ((8, "tinyint"), (16, "smallint"), (32, "int"), (64, "bigint"))
 TABLE_HINTS: Tuple[str, ...] = tuple(TableHints.__annotations__)
 RESOURCE_HINTS: Tuple[str, ...] = tuple(ResourceHints.__annotations__)
 
@@ -328,3 +333,72 @@ def _merge_option(owner: str, disposition: str, strategy: Optional[str], key: st
     if not isinstance(value, expected):
         raise ValueError(f"{where}={value!r}; expected a {expected.__name__}")
     return value
+
+
+def check_columns(columns: Any, owner: str) -> Dict[str, Dict[str, Any]]:
+    """A resource's `columns` hint checked: a mapping of column name to `ColumnHints`. An unknown hint is a
+    `TypeError`, a value of the wrong kind a `ValueError`, each naming `owner` (e.g. "resource issues") and
+    the column; dlt hints sparkload does not build are refused by name, never ignored."""
+    if isinstance(columns, (list, tuple)) and all(isinstance(c, Mapping) and "name" in c for c in columns):
+        columns = {c["name"]: {k: v for k, v in c.items() if k != "name"} for c in columns}  # dlt's list form
+    if not isinstance(columns, Mapping):
+        raise TypeError(f"{owner}: columns={columns!r}; expected a mapping of column name to hints")
+    checked = {}
+    for column, hints in columns.items():
+        where = f"{owner}: column {column}"
+        if not isinstance(hints, Mapping):
+            raise TypeError(f"{where}: hints {hints!r}; expected a mapping, e.g. {{'data_type': 'bigint'}}")
+        if hints.get("name", column) != column:
+            raise ValueError(f"{where}: name={hints['name']!r} is not the column's name")
+        hints = {k: v for k, v in hints.items() if k != "name"}  # dlt's column schema repeats it
+        unknown = sorted(set(hints) - set(COLUMN_HINTS))
+        if unknown:
+            raise TypeError(f"{where}: unknown column hint {', '.join(unknown)}; expected {', '.join(COLUMN_HINTS)}")
+        data_type = hints.get("data_type")
+        if data_type is not None and data_type not in DATA_TYPES:
+            raise ValueError(f"{where}: data_type={data_type!r}; expected one of {', '.join(DATA_TYPES)}")
+        for key in ("primary_key", "merge_key", "hard_delete", "nullable"):
+            if key in hints and not isinstance(hints[key], bool):
+                raise ValueError(f"{where}: {key}={hints[key]!r}; expected True or False")
+        if "dedup_sort" in hints and hints["dedup_sort"] not in (*DEDUP_SORT_ORDERS, True, False):
+            raise ValueError(f"{where}: dedup_sort={hints['dedup_sort']!r}; expected {' or '.join(DEDUP_SORT_ORDERS)}")
+        for key in ("precision", "scale"):
+            value = hints.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < (key == "precision")):
+                raise ValueError(f"{where}: {key}={value!r}; expected an integer >= {int(key == 'precision')}")
+        if data_type not in (None, "decimal") and hints.get("scale") is not None:
+            raise ValueError(f"{where}: scale={hints['scale']} applies to decimal columns only, not {data_type}")
+        if data_type is not None:
+            sized_type(data_type, hints.get("precision"), hints.get("scale"), where)
+        checked[column] = dict(hints)
+    return checked
+
+
+def sized_type(data_type: str, precision: Optional[int], scale: Optional[int], where: str) -> str:
+    """The Spark type of a column of `data_type` with its `precision` and `scale` hints, as dlt's Databricks
+    destination maps them: a bigint's precision (bits) picks tinyint/smallint/int/bigint; a decimal is
+    decimal(precision, scale), each defaulting to DECIMAL_DEFAULT; other types have no size in Spark (text,
+    binary and timestamp precision are kept in the schema and change nothing; a scale on another type than
+    decimal, which only an inferred type can give, is ignored as dlt ignores it). `ValueError` naming `where`
+    for a size Spark has no type for."""
+    if data_type == "bigint":
+        if precision is None:
+            return "bigint"
+        for bits, spark in INTEGER_PRECISIONS:
+            if precision <= bits:
+                return spark
+        raise ValueError(f"{where}: bigint precision={precision} has no Spark integer type (at most 64 bits)")
+    if data_type == "decimal":
+        p = DECIMAL_DEFAULT[0] if precision is None else precision
+        s = DECIMAL_DEFAULT[1] if scale is None else scale
+        if not 1 <= p <= DECIMAL_MAX_PRECISION or s > p:
+            raise ValueError(f"{where}: decimal({p},{s}) is not a Spark decimal: precision 1 to "
+                             f"{DECIMAL_MAX_PRECISION}, scale at most the precision (defaults {DECIMAL_DEFAULT})")
+        return f"decimal({p},{s})"
+    return SPARK_BASE_TYPES[data_type]
+
+
+SPARK_BASE_TYPES: Dict[str, str] = {
+    "text": "string", "bigint": "bigint", "double": "double", "bool": "boolean", "decimal": "decimal(38,9)",
+    "timestamp": "timestamp", "date": "date", "json": "string", "binary": "binary",
+}

@@ -31,12 +31,13 @@ import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from .contract import DATASET_TABLES, ID
 from .errors import PipelineStepFailed
-from .normalize.schema import Schema, arrow_type
+from .normalize.schema import Schema
 
 NEW = "new"
 NORMALIZED = "normalized"
@@ -175,6 +176,30 @@ def _write_parquet(tables: List[Any], path: Path) -> None:
                    use_dictionary=described, write_statistics=described)
 
 
+SPARK_FIXED = ("double", "boolean", "timestamp", "date", "binary")
+
+
+def _round_decimals(rows: List[Dict[str, Any]], column: str, scale: int) -> None:
+    """The Decimal values of `column` with more digits after the point than `scale` rounded half away from
+    zero, in place, as dlt's destinations round them (Arrow would refuse them as a loss of data)."""
+    quantum = Decimal(1).scaleb(-scale)
+    for row in rows:
+        value = row.get(column)
+        if isinstance(value, Decimal) and value.is_finite() and value.as_tuple().exponent < -scale:
+            row[column] = value.quantize(quantum, rounding=ROUND_HALF_UP)
+
+
+def _fits(value: Any, spark: str) -> bool:
+    """Whether a value fits a sized Spark type: an integer type's range, a decimal's digits before the point."""
+    bits = {"tinyint": 8, "smallint": 16, "int": 32}.get(spark)
+    if bits is not None:
+        return not isinstance(value, int) or -2 ** (bits - 1) <= value < 2 ** (bits - 1)
+    if spark.startswith("decimal(") and isinstance(value, Decimal) and value.is_finite():
+        precision, scale = (int(x) for x in spark[len("decimal("):-1].split(","))
+        return value.adjusted() < precision - scale
+    return True
+
+
 class PackageWriter:
     """Streams typed rows of one load into Parquet files of a package in new/, flushing each table
     every `batch_rows` rows, so a load is never held in memory; `seal` makes it visible in one rename."""
@@ -222,7 +247,10 @@ class PackageWriter:
         if not rows:
             return
         columns = self.schema.typed_columns(table)
-        arrow_schema = pa.schema([(c, arrow_type(t)) for c, t in columns.items()])
+        arrow_schema = pa.schema(list(self.schema.arrow_types(table).items()))
+        for field in arrow_schema:
+            if pa.types.is_decimal(field.type):
+                _round_decimals(rows, field.name, field.type.scale)
         try:
             data = pa.Table.from_pylist(rows, schema=arrow_schema)
         except (OverflowError, pa.ArrowInvalid) as e:
@@ -232,6 +260,15 @@ class PackageWriter:
 
     def _unfit(self, table: str, columns: Dict[str, str], rows: List[Dict[str, Any]], error: Exception) -> PipelineStepFailed:
         """The column and value that do not fit, named (pyarrow's own message names neither)."""
+        for column, spark in self.schema.spark_types(table).items():
+            if spark in ("bigint", "string") or spark in SPARK_FIXED:
+                continue
+            for row in rows:
+                value = row.get(column)
+                if value is not None and not _fits(value, spark):
+                    return PipelineStepFailed(
+                        "normalize", f"column {column}: value {value} does not fit its type {spark} (the column's "
+                        "precision and scale hints); widen the hints or yield values that fit", load_id=self.load_id, table=table)
         for column in columns:
             for row in rows:
                 value = row.get(column)

@@ -13,7 +13,7 @@
       'table_formats': ['delta', 'iceberg'],
       'data_types': ['text', 'bigint', 'double', 'bool', 'decimal', 'timestamp', 'date', 'json', 'binary'],
       'key_hints': ['primary_key', 'merge_key'],
-      'column_hints': ['primary_key', 'merge_key', 'hard_delete', 'dedup_sort', 'nullable', 'data_type'],
+      'column_hints': ['primary_key', 'merge_key', 'hard_delete', 'dedup_sort', 'nullable', 'data_type', 'precision', 'scale'],
       'table_hints': ['table_name', 'write_disposition', 'primary_key', 'merge_key', 'columns', 'max_table_nesting'],
       'resource_hints': ['table_name', 'write_disposition', 'primary_key', 'merge_key', 'columns', 'max_table_nesting',
                          'incremental'],

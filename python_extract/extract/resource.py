@@ -18,7 +18,9 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
-from ..contract import DEFAULT_WRITE_DISPOSITION, KEY_HINTS, RESOURCE_HINTS, ColumnHints, Keys, as_key_list, split_disposition
+from ..contract import (
+    DEFAULT_WRITE_DISPOSITION, KEY_HINTS, RESOURCE_HINTS, ColumnHints, Keys, as_key_list, check_columns, split_disposition,
+)
 from .config import with_config
 from .incremental import Incremental
 from .mark import TableNamed
@@ -64,7 +66,7 @@ class Resource:
         self.table_name: TableName = table_name or name
         self.primary_key = as_key_list(primary_key)
         self.merge_key = as_key_list(merge_key)
-        self.columns = columns or {}
+        self.columns = check_columns(columns or {}, f"resource {name}")
         self.max_table_nesting = max_table_nesting
         self.incremental = incremental
         self.source_name: Optional[str] = None
@@ -156,6 +158,8 @@ class Resource:
         for key in KEY_HINTS:
             if hints.get(key) is not None:
                 hints[key] = as_key_list(hints[key])
+        if hints.get("columns") is not None:
+            hints["columns"] = check_columns(hints["columns"], f"resource {self.name}")
         if hints.get("write_disposition") is not None:
             self.write_disposition, self.merge_strategy, self.merge_options = split_disposition(
                 hints.pop("write_disposition"), f"resource {self.name}")

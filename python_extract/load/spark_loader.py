@@ -28,7 +28,7 @@ from ..contract import LOAD_ID
 from ..errors import PipelineStepFailed
 from ..hooks import Hooks
 from ..lakehouse import session_format
-from ..normalize.schema import SPARK_TYPES, arrow_type, spark_type
+from ..normalize.schema import arrow_of_spark
 from ..packages import LoadPackage, PackageStorage
 from .destination import (
     LOAD_TABLES_TABLE, LOADS_TABLE, STATE_TABLE, VERSION_TABLE, complete_load, ensure_dataset, load_tables, write_load_tables,
@@ -62,8 +62,7 @@ def _retrying(step: Callable[[bool], None], what: str) -> None:
 
 
 def _spark_schema(package: LoadPackage, table: str) -> str:
-    columns = package.schema.typed_columns(table)
-    return ", ".join(f"{ident(c)} {spark_type(t)}" for c, t in columns.items())
+    return ", ".join(f"{ident(c)} {t}" for c, t in package.schema.spark_types(table).items())
 
 
 def land_table(spark, package: LoadPackage, table: str) -> None:
@@ -115,9 +114,9 @@ def _ensure_columns(spark, package: LoadPackage, table: str, name: str, exists: 
                   + (f" tblproperties ({properties})" if properties else ""))
         return
     existing = {f.name for f in spark.table(name).schema.fields}
-    new = [(c, t) for c, t in package.schema.typed_columns(table).items() if c not in existing]
+    new = [(c, t) for c, t in package.schema.spark_types(table).items() if c not in existing]
     if new:
-        spark.sql(f"alter table {name} add columns ({', '.join(f'{ident(c)} {spark_type(t)}' for c, t in new)})")
+        spark.sql(f"alter table {name} add columns ({', '.join(f'{ident(c)} {t}' for c, t in new)})")
 
 
 def _local_warehouse(spark) -> bool:
@@ -133,6 +132,14 @@ def _local_data_dir(spark, name: str) -> Optional[Path]:
     return Path(unquote(location.path)) / "data" if location.path and location.scheme in ("", "file") else None
 
 
+def _narrower_int(found, want) -> bool:
+    """An int8 or int16 Parquet column where the table has int: Iceberg has no tinyint or smallint (a
+    column of a bigint with precision 8 or 16 is an int there) and reads them as int."""
+    import pyarrow as pa
+
+    return want == pa.int32() and found in (pa.int8(), pa.int16())
+
+
 def _unfit_for_registration(spark, package: LoadPackage, table: str, name: str) -> Optional[str]:
     """Why the package's Parquet files of `table` cannot be registered as they are, else None.
 
@@ -142,7 +149,6 @@ def _unfit_for_registration(spark, package: LoadPackage, table: str, name: str) 
     go through Spark, whose casts or errors then apply."""
     import pyarrow.parquet as pq
 
-    expected = {spark_type(t): arrow_type(t) for t in SPARK_TYPES}
     fields = {f.name: f for f in spark.table(name).schema.fields}
     for part in sorted(package.table_dir(table).glob("*.parquet")):
         schema = pq.read_schema(part)
@@ -150,8 +156,8 @@ def _unfit_for_registration(spark, package: LoadPackage, table: str, name: str) 
             field = fields.get(column.name)
             if field is None:
                 return f"column {column.name} of {part.name} is not a column of the table"
-            want = expected.get(field.dataType.simpleString())
-            if want is None or column.type != want:
+            want = arrow_of_spark(field.dataType.simpleString())
+            if want is None or (column.type != want and not _narrower_int(column.type, want)):
                 return f"column {column.name} is {column.type} in {part.name}, {field.dataType.simpleString()} in the table"
         missing = [f for f in fields.values() if f.name not in schema.names and not f.nullable]
         if missing:

@@ -28,6 +28,18 @@ def _dlt_type(arrow_type_) -> str:
     return "text"
 
 
+def _arrow_size(arrow_type_) -> dict:
+    """The precision and scale dlt records for a column of this Arrow type: an integer's bits when not 64, a
+    decimal's precision and scale; none for other types."""
+    import pyarrow.types as t
+
+    if t.is_integer(arrow_type_) and arrow_type_.bit_width != 64:
+        return {"precision": arrow_type_.bit_width}
+    if t.is_decimal(arrow_type_):
+        return {"precision": arrow_type_.precision, "scale": arrow_type_.scale}
+    return {}
+
+
 def _plain(arrow_type_) -> bool:
     """A struct whose leaves are strings, numbers, booleans or nulls: its JSON text is the same from polars'
     encoder as from `json_text` (compact, fields in order, NaN and infinities as null, floats with a
@@ -88,6 +100,7 @@ def normalize_arrow(data, schema: Schema, table: str, load_id: str, encode: bool
     the struct, list and map columns are left as they are, typed `json` in the schema, for the package
     writer's threads to encode (`encode_nested`) beside the next batch's normalisation."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     from .ids import random_ids
 
@@ -110,12 +123,20 @@ def normalize_arrow(data, schema: Schema, table: str, load_id: str, encode: bool
             column = _json_column(column)
         elif pa.types.is_time(column.type):  # text in its ISO form, as a datetime.time item gives (coerce.py)
             column = pa.array([None if v is None else v.isoformat() for v in column.to_pylist()], pa.string())
-        known = columns.get(name, {}).get("data_type") or found
+        meta = columns.get(name) or {}
+        known = meta.get("data_type") or found
+        # a new column takes its size from the Arrow type, as dlt records it; hints or an earlier load win
+        size = {**(_arrow_size(source_type) if known == found and not meta.get("data_type") else {}),
+                **{k: meta[k] for k in ("precision", "scale") if meta.get(k) is not None}}
         try:
-            cast = column.cast(arrow_type(known))
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError) as e:
-            raise ArrowColumnDoesNotFit(table, name, source_type, known, e) from e
-        columns.setdefault(name, {"nullable": True})["data_type"] = known  # recorded once the values fit
+            target = arrow_type(known, size.get("precision"), size.get("scale"))
+            if pa.types.is_decimal(column.type) and pa.types.is_decimal(target) and column.type.scale > target.scale:
+                column = pc.round(column, ndigits=target.scale, round_mode="half_towards_infinity")  # as dlt's destinations
+            cast = column.cast(target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError, ValueError) as e:
+            sized = f"{known} precision {size['precision']}" if size.get("precision") is not None else known
+            raise ArrowColumnDoesNotFit(table, name, source_type, sized + (f" scale {size['scale']}" if size.get("scale") is not None else ""), e) from e
+        columns.setdefault(name, {"nullable": True}).update(data_type=known, **size)  # recorded once the values fit
         names.append(name)
         arrays.append(cast)
     schema._types.pop(table, None)

@@ -154,11 +154,11 @@ def _typed(schema: Schema, table: str, name: str, array: pa.Array, value_at: Cal
                 raise _Fallback()  # an int first makes a bigint column in dlt
             if found == "text" and detect_type(first) == "timestamp":
                 array, found = _timestamps(array), "timestamp"
-            typed = array.cast(arrow_type(found))
+            typed = array.cast(arrow_type(found, meta.get("precision"), meta.get("scale")))
             meta["data_type"] = found
             return typed
         if known == found or (known == "double" and found == "bigint") or (known == "decimal" and found == "bigint"):
-            return array.cast(arrow_type(known))
+            return array.cast(arrow_type(known, meta.get("precision"), meta.get("scale")))
         if known == "timestamp" and found == "text":
             return _timestamps(array)
     except (pa.ArrowException, ValueError, KeyError, IndexError, TypeError):

@@ -1,7 +1,8 @@
 """The schema of a pipeline: tables, their columns with data types, and dlt's hints.
 
 Data types follow dlt's names (text, bigint, double, bool, decimal, timestamp, date, json, binary);
-`spark_type` and `arrow_type` map them for landing. A column keeps its first inferred type; a later
+`spark_type` and `arrow_type` map them for landing, sized by a column's `precision` and `scale` hints
+(contract.sized_type). A column keeps its first inferred type; a later
 value of another type is coerced as dlt coerces it (see normalize/coerce.py: text into numbers, bools,
 dates; numbers into text; ...) and otherwise goes to a variant column `name__v_<type>`, so no value is
 lost.
@@ -20,33 +21,42 @@ from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..contract import (
-    COLUMN_HINTS, DEFAULT_WRITE_DISPOSITION, DLT_COLUMNS, VARIANT_SEPARATOR, DataType, MergeStrategy, WriteDisposition,
+    COLUMN_HINTS, DEFAULT_WRITE_DISPOSITION, DLT_COLUMNS, VARIANT_SEPARATOR, MergeStrategy, WriteDisposition, sized_type,
 )
 from .coerce import coerce, detect_type, json_text, py_type
 from .exceptions import CannotCoerceColumn
 
 ENGINE_VERSION = 1
-SPARK_TYPES: Dict[DataType, str] = {
-    "text": "string", "bigint": "bigint", "double": "double", "bool": "boolean",
-    "decimal": "decimal(38,9)", "timestamp": "timestamp", "date": "date", "json": "string", "binary": "binary",
-}
 # the Python types whose values a column of the same dlt type takes as they are (the hot path)
 _AS_IS = {str: "text", int: "bigint", float: "double", bool: "bool", Decimal: "decimal", dt.date: "date", bytes: "binary",
           dt.datetime: "timestamp"}
 
 
-def spark_type(data_type: str) -> str:
-    return SPARK_TYPES[data_type]
+def spark_type(data_type: str, precision: Optional[int] = None, scale: Optional[int] = None, where: str = "") -> str:
+    """The Spark type of a column (contract.sized_type: a bigint's or decimal's precision and scale count)."""
+    return sized_type(data_type, precision, scale, where or f"a {data_type} column")
 
 
-def arrow_type(data_type: str):
+def arrow_type(data_type: str, precision: Optional[int] = None, scale: Optional[int] = None):
+    """The Arrow type a column's values take in a load package: the Parquet type Spark reads as `spark_type`."""
     import pyarrow as pa
 
-    return {
-        "text": pa.string(), "json": pa.string(), "bigint": pa.int64(), "double": pa.float64(), "bool": pa.bool_(),
-        "decimal": pa.decimal128(38, 9), "timestamp": pa.timestamp("us", tz="UTC"), "date": pa.date32(),
-        "binary": pa.binary(),
+    return arrow_of_spark(spark_type(data_type, precision, scale)) if data_type in ("bigint", "decimal") else {
+        "text": pa.string(), "json": pa.string(), "double": pa.float64(), "bool": pa.bool_(),
+        "timestamp": pa.timestamp("us", tz="UTC"), "date": pa.date32(), "binary": pa.binary(),
     }[data_type]
+
+
+def arrow_of_spark(spark: str):
+    """The Arrow type of a Spark type's simple string among those `spark_type` gives; None for another."""
+    import pyarrow as pa
+
+    if spark.startswith("decimal("):
+        precision, scale = (int(x) for x in spark[len("decimal("):-1].split(","))
+        return pa.decimal128(precision, scale)
+    return {"string": pa.string(), "tinyint": pa.int8(), "smallint": pa.int16(), "int": pa.int32(), "bigint": pa.int64(),
+            "double": pa.float64(), "boolean": pa.bool_(), "timestamp": pa.timestamp("us", tz="UTC"), "date": pa.date32(),
+            "binary": pa.binary()}.get(spark)
 
 
 @dataclass
@@ -152,6 +162,15 @@ class Schema:
     def typed_columns(self, table: str) -> Dict[str, str]:
         """Columns with a known data type (a column only ever None has none yet), in order."""
         return {c: m["data_type"] for c, m in self.tables[table].columns.items() if m.get("data_type")}
+
+    def spark_types(self, table: str) -> Dict[str, str]:
+        """The Spark type of each typed column, in order (`spark_type`, sized by the column's hints)."""
+        return {c: spark_type(m["data_type"], m.get("precision"), m.get("scale"), f"table {table} column {c}")
+                for c, m in self.tables[table].columns.items() if m.get("data_type")}
+
+    def arrow_types(self, table: str) -> Dict[str, Any]:
+        """The Arrow type of each typed column, in order: what the load package's Parquet holds."""
+        return {c: arrow_of_spark(t) for c, t in self.spark_types(table).items()}
 
     def to_dict(self) -> Dict[str, Any]:
         return {

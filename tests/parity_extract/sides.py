@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional
 
 SYSTEM = ("_dlt_id", "_dlt_parent_id", "_dlt_root_id", "_dlt_load_id")
-DUCK_TYPES = {"BIGINT": "bigint", "VARCHAR": "text", "DOUBLE": "double", "BOOLEAN": "bool", "DATE": "date",
+# sized types as dlt names them: an integer narrower than 64 bits is bigint with that precision, a decimal keeps both
+DUCK_TYPES = {"BIGINT": "bigint", "INTEGER": "bigint(32)", "SMALLINT": "bigint(16)", "TINYINT": "bigint(8)", "VARCHAR": "text", "DOUBLE": "double", "BOOLEAN": "bool", "DATE": "date",
               "TIMESTAMP WITH TIME ZONE": "timestamp", "JSON": "json", "BLOB": "binary", "TIME": "time"}
-SPARK_TYPES = {"bigint": "bigint", "string": "text", "double": "double", "boolean": "bool", "date": "date",
+SPARK_TYPES = {"bigint": "bigint", "int": "bigint(32)", "smallint": "bigint(16)", "tinyint": "bigint(8)", "string": "text", "double": "double", "boolean": "bool", "date": "date",
                "timestamp": "timestamp", "binary": "binary"}
 
 
@@ -39,7 +40,7 @@ def comparable(value: Any, data_type: str) -> Any:
         return value.isoformat()
     if data_type == "json":
         return json.dumps(json.loads(value) if isinstance(value, str) else value, sort_keys=True)
-    if data_type == "decimal":
+    if data_type.startswith("decimal"):
         return str(Decimal(value).normalize())
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
@@ -84,7 +85,7 @@ class DltSide:
                 "where table_schema = ? and table_name not like '\\_dlt%' escape '\\' order by ordinal_position",
                 [self.dataset]).fetchall()
             for table, column, data_type in listed:
-                kind = "decimal" if data_type.startswith("DECIMAL") else DUCK_TYPES.get(data_type, data_type)
+                kind = data_type.lower().replace(" ", "") if data_type.startswith("DECIMAL") else DUCK_TYPES.get(data_type, data_type)
                 out.setdefault(table, Table({})).types[column] = kind
             for table, meta in out.items():
                 cursor = con.execute(f'select * from "{self.dataset}"."{table}"')
@@ -125,7 +126,7 @@ class SparkloadSide:
             types = {}
             for f in fields:
                 simple = f.dataType.simpleString()
-                types[f.name] = "decimal" if simple.startswith("decimal") else (
+                types[f.name] = simple if simple.startswith("decimal") else (
                     "json" if declared.get(f.name) == "json" else SPARK_TYPES.get(simple, simple))
             # timestamps as UTC text: collect() would turn them into naive local datetimes
             select = ", ".join(

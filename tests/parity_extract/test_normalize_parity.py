@@ -158,6 +158,63 @@ def test_arrow_struct_with_a_timestamp_and_a_decimal__json_text_as_sparkload_wri
     record("normalisation", "differs-on-purpose")
 
 
+def test_arrow_integer_widths_and_decimals__sized_as_dlt_sizes_them_but_8_and_16_bits_are_int_on_iceberg(home, lakehouse):
+    """dlt records an Arrow integer narrower than 64 bits as bigint with that precision, and a decimal with its
+    precision and scale; its destination sizes the column by them (duckdb: TINYINT, SMALLINT, INTEGER,
+    DECIMAL(p,s)). sparkload sizes them the same, values equal, a scale beyond the column's rounded half away
+    from zero (the hint wins over the Arrow type); only Iceberg has no 8- or 16-bit integer: those are int
+    there (on purpose, the table format's; Delta has tinyint and smallint)."""
+    import dlt
+    import pyarrow as pa
+
+    table = pa.table({
+        "i8": pa.array([-128, None, 7], pa.int8()), "i16": pa.array([-32768, 5, None], pa.int16()),
+        "i32": pa.array([2 ** 31 - 1, None, -1], pa.int32()), "u64": pa.array([1, 2, 3], pa.uint64()),
+        "d": pa.array([Decimal("1.25"), None, Decimal("-99999999.99")], pa.decimal128(10, 2)),
+        "d12": pa.array([Decimal("1.000000000001"), Decimal("0"), None], pa.decimal128(38, 12)),
+        "r": pa.array([Decimal("1.255"), Decimal("-1.255"), Decimal("2.5")], pa.decimal128(12, 3)),
+    })
+    hints = {"columns": {"r": {"data_type": "decimal", "precision": 10, "scale": 2}}}
+    theirs, ours = DltSide(home, "arrow_sized"), SparkloadSide(lakehouse, home, "arrow_sized")
+    theirs.run([dlt.resource([table], name="events", table_name="events", **copy.deepcopy(hints))])
+    ours.run([sl.resource([table], name="events", table_name="events", **copy.deepcopy(hints))])
+    their, our = theirs.tables()["events"], ours.tables(["events"])["events"]
+
+    def values(t):
+        return sorted(({k: v for k, v in r.items() if not k.startswith("_dlt")} for r in t.rows), key=lambda r: r["u64"])
+
+    assert values(their) == values(our)
+    assert [r["r"] for r in values(our)] == ["1.26", "-1.26", "2.5"]
+    their_types, our_types = column_types({"events": their})["events"], column_types({"events": our})["events"]
+    assert their_types == {"i8": "bigint(8)", "i16": "bigint(16)", "i32": "bigint(32)", "u64": "bigint", "d": "decimal(10,2)",
+                           "d12": "decimal(38,12)", "r": "decimal(10,2)"}
+    assert our_types == {**their_types, "i8": "bigint(32)", "i16": "bigint(32)"}  # Iceberg: int
+    assert ours.pipe.default_schema.tables["events"].columns["i8"]["precision"] == 8  # kept in the schema as dlt keeps it
+    record("normalisation", "differs-on-purpose")
+
+
+def test_a_value_too_wide_for_its_sized_column__fails_naming_table_column_and_load_where_dlt_fails_at_load(home, lakehouse):
+    """A bigint column with precision 16 and a value of 40000, a decimal(4,2) and 123.4: duckdb refuses the
+    value when dlt loads it (the package stays pending); sparkload refuses it while normalising, naming table,
+    column and load, before anything lands."""
+    import dlt
+
+    for column, hint, value in (("n", {"data_type": "bigint", "precision": 16}, 40000),
+                                ("m", {"data_type": "decimal", "precision": 4, "scale": 2}, Decimal("123.4"))):
+        name = f"too_wide_{column}"
+        theirs, ours = DltSide(home, name), SparkloadSide(lakehouse, home, name)
+        items = [{"id": 1, column: 1}, {"id": 2, column: value}]
+        with pytest.raises(Exception, match="(?i)out of range|overflow|conver"):
+            theirs.run([dlt.resource(copy.deepcopy(items), name="events", table_name="events", columns={column: dict(hint)})])
+        with pytest.raises(sl.PipelineStepFailed) as failed:
+            ours.run([sl.resource(copy.deepcopy(items), name="events", table_name="events", columns={column: dict(hint)})])
+        message = str(failed.value)
+        assert f"column {column}" in message and "table events" in message and f"load {failed.value.load_id}" in message
+        assert str(value) in message
+        assert not ours.pipe.spark.catalog.tableExists(f"{ours.pipe.dataset_name}.events")
+    record("normalisation", "differs-on-purpose")
+
+
 def test_extract_normalize_load_called_as_dlt_calls_them__the_same_tables_as_dlt(home, lakehouse):
     """dlt's step by step form: `pipeline.extract(data, table_name=..., primary_key=...)`, then `normalize()`,
     then `load()`, the same calls on both pipelines (a resource and plain items with hints); the tables

@@ -129,11 +129,53 @@ def test_contract__imports_nothing_but_the_stdlib():
 
 
 # -- the Python users speak it
-def test_schema__every_data_type_of_the_contract_has_a_spark_type():
-    from python_extract.normalize.schema import SPARK_TYPES
+def test_schema__every_data_type_of_the_contract_has_a_spark_and_an_arrow_type():
+    from python_extract.normalize.schema import arrow_of_spark, arrow_type, spark_type
 
-    assert tuple(SPARK_TYPES) == contract.DATA_TYPES
+    assert tuple(contract.SPARK_BASE_TYPES) == contract.DATA_TYPES
+    for data_type in contract.DATA_TYPES:
+        assert arrow_of_spark(spark_type(data_type)) == arrow_type(data_type)
     assert set(contract.DLT_COLUMNS.values()) <= set(contract.DATA_TYPES)
+
+
+@pytest.mark.parametrize("data_type, precision, scale, expected", [
+    ("bigint", None, None, "bigint"), ("bigint", 1, None, "tinyint"), ("bigint", 8, None, "tinyint"), ("bigint", 9, None, "smallint"),
+    ("bigint", 16, None, "smallint"), ("bigint", 32, None, "int"), ("bigint", 33, None, "bigint"), ("bigint", 64, None, "bigint"),
+    ("decimal", None, None, "decimal(38,9)"), ("decimal", 10, 2, "decimal(10,2)"), ("decimal", 12, None, "decimal(12,9)"),
+    ("decimal", None, 0, "decimal(38,0)"), ("text", 5, None, "string"), ("timestamp", 3, None, "timestamp"),
+    ("bigint", 32, 4, "int"),  # a scale on an inferred non-decimal type is ignored, as dlt ignores it
+])
+def test_sized_type__as_dlts_databricks_destination_sizes_a_column(data_type, precision, scale, expected):
+    from python_extract.normalize.schema import arrow_of_spark, arrow_type
+
+    assert contract.sized_type(data_type, precision, scale, "here") == expected
+    assert arrow_type(data_type, precision, scale) == arrow_of_spark(expected)
+
+
+@pytest.mark.parametrize("columns, error, message", [
+    ({"a": {"data_typ": "text"}}, TypeError, "resource r: column a: unknown column hint data_typ; expected primary_key"),
+    ({"a": {"data_type": "int"}}, ValueError, "resource r: column a: data_type='int'; expected one of text, bigint"),
+    ({"a": {"data_type": "bigint", "precision": 65}}, ValueError, "column a: bigint precision=65 has no Spark integer type"),
+    ({"a": {"data_type": "decimal", "precision": 39, "scale": 2}}, ValueError, r"column a: decimal\(39,2\) is not a Spark decimal"),
+    ({"a": {"data_type": "decimal", "precision": 5}}, ValueError, r"column a: decimal\(5,9\) is not a Spark decimal"),
+    ({"a": {"data_type": "text", "scale": 2}}, ValueError, "column a: scale=2 applies to decimal columns only, not text"),
+    ({"a": {"precision": "10"}}, ValueError, "column a: precision='10'; expected an integer >= 1"),
+    ({"a": {"scale": -1}}, ValueError, "column a: scale=-1; expected an integer >= 0"),
+    ({"a": {"primary_key": "yes"}}, ValueError, "column a: primary_key='yes'; expected True or False"),
+    ({"a": {"dedup_sort": "up"}}, ValueError, "column a: dedup_sort='up'; expected asc or desc"),
+    ({"a": {"name": "b"}}, ValueError, "column a: name='b' is not the column's name"),
+    ({"a": "text"}, TypeError, "column a: hints 'text'; expected a mapping"),
+    ("a", TypeError, "resource r: columns='a'; expected a mapping of column name to hints"),
+])
+def test_check_columns__refuses_what_sparkload_does_not_build_naming_owner_and_column(columns, error, message):
+    with pytest.raises(error, match=message):
+        contract.check_columns(columns, "resource r")
+
+
+def test_check_columns__takes_dlts_dict_and_list_forms():
+    hints = {"a": {"name": "a", "data_type": "decimal", "precision": 10, "scale": 2}, "d": {"dedup_sort": "desc"}}
+    assert contract.check_columns(hints, "r") == {"a": {"data_type": "decimal", "precision": 10, "scale": 2}, "d": {"dedup_sort": "desc"}}
+    assert contract.check_columns([{"name": "a", "precision": 32}], "r") == {"a": {"precision": 32}}
 
 
 def test_scaffold__a_model_config_uses_only_contract_keys():
