@@ -37,7 +37,7 @@ from typing import Any, Dict, List, Optional
 
 from .contract import DATASET_TABLES, ID
 from .errors import PipelineStepFailed
-from .normalize.schema import Schema
+from .normalize.schema import Schema, arrow_of_spark
 
 NEW = "new"
 NORMALIZED = "normalized"
@@ -191,12 +191,14 @@ def _round_decimals(rows: List[Dict[str, Any]], column: str, scale: int) -> None
 
 def _fits(value: Any, spark: str) -> bool:
     """Whether a value fits a sized Spark type: an integer type's range, a decimal's digits before the point."""
-    bits = {"tinyint": 8, "smallint": 16, "int": 32}.get(spark)
-    if bits is not None:
+    import pyarrow as pa
+
+    sized = arrow_of_spark(spark)
+    if pa.types.is_integer(sized):
+        bits = sized.bit_width
         return not isinstance(value, int) or -2 ** (bits - 1) <= value < 2 ** (bits - 1)
-    if spark.startswith("decimal(") and isinstance(value, Decimal) and value.is_finite():
-        precision, scale = (int(x) for x in spark[len("decimal("):-1].split(","))
-        return value.adjusted() < precision - scale
+    if pa.types.is_decimal(sized) and isinstance(value, Decimal) and value.is_finite():
+        return value.adjusted() < sized.precision - sized.scale
     return True
 
 
