@@ -52,6 +52,31 @@ def full_refresh(faker, stream, config):
     return [m["record"]["data"] for m in connector.read(catalog) if m["type"] == "RECORD"]
 
 
+def test_connector__its_config_catalog_and_state_files_are_gone_when_each_command_ends(faker, tmp_path, monkeypatch):
+    """The files a connector command reads (the config holds the source's secrets) live in a private
+    temporary folder only while the command runs: gone after a whole read, a read the caller stops early, and
+    a command that fails."""
+    import tempfile
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    connector = Connector([str(faker)], {**faker_config(), "secret": "s3cr3t"})
+    catalog = configured_catalog(connector.discover(), [{"name": "users", "sync_mode": "full_refresh"}])
+    assert list(scratch.iterdir()) == []
+    reading = connector.read(catalog, state=[{"type": "STREAM", "stream": {"stream_descriptor": {"name": "users"}}}])
+    next(m for m in reading if m["type"] == "RECORD")
+    (folder,) = scratch.iterdir()  # while the read runs: the three files, readable by their owner only
+    assert sorted(p.name for p in folder.iterdir()) == ["catalog.json", "config.json", "state.json"]
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and "s3cr3t" in (folder / "config.json").read_text()
+    reading.close()  # the caller stops early
+    assert list(scratch.iterdir()) == []
+    assert len(full_refresh(faker, "users", faker_config(count=3))) == 3
+    with pytest.raises(Exception, match="not of type .integer."):
+        list(Connector([str(faker)], {**faker_config(), "count": "not a number"}).read(catalog))
+    assert list(scratch.iterdir()) == []
+
+
 def test_faker__lands_streams_passes_state_back_and_stores_the_last_state(faker, pipe, caplog, tmp_path):
     caplog.set_level(logging.DEBUG, logger="sparkload.airbyte")
 

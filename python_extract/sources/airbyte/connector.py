@@ -17,9 +17,9 @@ import subprocess
 import sys
 import tempfile
 import venv
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ...errors import SparkloadError
 
@@ -58,19 +58,25 @@ def resolve_executable(config: Dict[str, Any], venvs_dir: Path) -> List[str]:
 
 @dataclass
 class Connector:
+    """An Airbyte connector run as a process per command. The files a command reads (config with its
+    secrets, catalog, state) are written to a private temporary folder (mode 0700) that is removed when the
+    command ends, however it ends."""
     command: List[str]
     config: Dict[str, Any]
-    workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="sparkload-airbyte-")))
 
-    def _file(self, name: str, content: Any) -> str:
-        path = self.workdir / name
-        path.write_text(json.dumps(content))
-        return str(path)
+    def messages(self, *args: str, files: Optional[Dict[str, Any]] = None) -> Iterator[Dict[str, Any]]:
+        """The messages of one connector command, as they arrive; `files` {option: content} are passed as
+        `--option <path of its JSON file>`."""
+        with tempfile.TemporaryDirectory(prefix="sparkload-airbyte-") as workdir:
+            for option, content in (files or {}).items():
+                path = Path(workdir) / f"{option}.json"
+                path.write_text(json.dumps(content))
+                args += (f"--{option}", str(path))
+            yield from self._run(args, workdir)
 
-    def messages(self, *args: str) -> Iterator[Dict[str, Any]]:
-        """The messages of one connector command, as they arrive."""
+    def _run(self, args: Tuple[str, ...], workdir: str) -> Iterator[Dict[str, Any]]:
         proc = subprocess.Popen([*self.command, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                cwd=self.workdir, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                cwd=workdir, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         error: Optional[str] = None
         try:
             assert proc.stdout is not None
@@ -104,8 +110,8 @@ class Connector:
         if code != 0:
             raise ConnectorError(f"{' '.join(self.command[-1:])} {args[0]} exited with code {code}: {stderr.strip()[-500:]}")
 
-    def _one(self, kind: str, *args: str) -> Dict[str, Any]:
-        for message in self.messages(*args):
+    def _one(self, kind: str, *args: str, files: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        for message in self.messages(*args, files=files):
             if message.get("type") == kind:
                 return message
         raise ConnectorError(f"{args[0]} gave no {kind} message")
@@ -114,18 +120,16 @@ class Connector:
         return self._one("SPEC", "spec")["spec"]
 
     def check(self) -> None:
-        status = self._one("CONNECTION_STATUS", "check", "--config", self._file("config.json", self.config))
+        status = self._one("CONNECTION_STATUS", "check", files={"config": self.config})
         if status["connectionStatus"]["status"] != "SUCCEEDED":
             raise ConnectorError(f"check failed: {status['connectionStatus'].get('message')}")
 
     def discover(self) -> Dict[str, Any]:
-        return self._one("CATALOG", "discover", "--config", self._file("config.json", self.config))["catalog"]
+        return self._one("CATALOG", "discover", files={"config": self.config})["catalog"]
 
     def read(self, catalog: Dict[str, Any], state: Optional[List[Dict[str, Any]]] = None) -> Iterator[Dict[str, Any]]:
-        args = ["read", "--config", self._file("config.json", self.config), "--catalog", self._file("catalog.json", catalog)]
-        if state:
-            args += ["--state", self._file("state.json", state)]
-        yield from self.messages(*args)
+        files = {"config": self.config, "catalog": catalog, **({"state": state} if state else {})}
+        yield from self.messages("read", files=files)
 
 
 _LEVELS = {"FATAL": logging.CRITICAL, "ERROR": logging.ERROR, "WARN": logging.WARNING, "INFO": logging.INFO,
