@@ -88,6 +88,9 @@ def start_thrift_server(
         "--hiveconf", f"hive.server2.thrift.bind.host={host}",
         "--hiveconf", f"hive.server2.thrift.port={port}",
         "--hiveconf", f"hive.server2.logging.operation.log.location={run_dir / 'operation_logs'}",
+        # the Hive sessions' resource folders (by default /tmp/<session id>_resources; the server's own stays
+        # there after it stops) go under run_dir with the rest of the server's files
+        "--hiveconf", f"hive.downloaded.resources.dir={run_dir / 'resources'}/${{hive.session.id}}_resources",
     ]
     env = {"SPARK_LOCAL_IP": host} if host == LOOPBACK else {}
     process = SparkProcess(f"thrift server on {host}:{port}", cmd, run_dir / "thrift-server.log", env=env, cwd=run_dir)

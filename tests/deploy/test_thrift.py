@@ -95,3 +95,16 @@ def test_dbt_docs_generate_over_thrift__catalog_lists_the_lakehouse_tables(spark
     }
     source = catalog["sources"]["source.sparkload_integration_tests.skeleton.customers"]
     assert source["metadata"]["schema"] == names.staging
+
+
+def test_thrift_server__keeps_its_hive_session_folders_in_its_run_dir_not_in_tmp(thrift_server):
+    """Hive gives each session (the server's own, and one per connection) a resources folder, by default
+    /tmp/<session id>_resources, and the server's own stayed in /tmp after the server stopped: one more per
+    start. They live under the server's run dir, with its logs."""
+    import tempfile
+    from pathlib import Path
+
+    _server_app_id(thrift_server)  # one client session besides the server's own
+    folders = sorted((thrift_server.log.parent / "resources").glob("*_resources"))
+    assert folders, f"no session folder in {thrift_server.log.parent / 'resources'}"
+    assert not [f.name for f in folders if (Path(tempfile.gettempdir()) / f.name).exists()]
