@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -202,8 +203,10 @@ class Resource:
         return self._transformed(pages) if self._steps else pages
 
     def items(self, **bound: Any) -> Iterator[Any]:
-        """The items, pages flattened."""
-        for page in self.pages(**bound):
+        """The items, pages flattened; a resource iterated directly stops at its `add_limit`, as dlt's does
+        (a pipeline applies the limit after the cursors instead: see extract/extractor.py)."""
+        pages = self.pages(**bound)
+        for page in self._limited(pages) if self.limit is not None else pages:
             if isinstance(page, list):
                 yield from page
             else:
@@ -211,6 +214,24 @@ class Resource:
 
     def __iter__(self) -> Iterator[Any]:
         return self.items()
+
+    def _limited(self, pages: Iterator[Any]) -> Iterator[Any]:
+        """`pages` up to the limit: `max_items` yields (rows with `count_rows`), then closed; or `max_time`."""
+        limit, counted, opened = self.limit, 0, time.monotonic()
+        try:
+            if limit.max_items == 0:
+                return
+            for page in pages:
+                yield page
+                if limit.count_rows:
+                    counted += len(page) if isinstance(page, list) else getattr(page, "num_rows", 1)
+                else:
+                    counted += 1
+                if (limit.max_items is not None and counted >= limit.max_items) or (
+                        limit.max_time is not None and time.monotonic() - opened > limit.max_time):
+                    return
+        finally:
+            getattr(pages, "close", lambda: None)()
 
 
 def resource(

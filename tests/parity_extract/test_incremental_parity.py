@@ -209,6 +209,32 @@ def test_item_transforms_and_add_limit__the_same_tables_as_dlt_run_after_run(hom
     record("incremental", "identical")
 
 
+@pytest.mark.parametrize("limit", [{"max_items": 2}, {"max_items": 2, "count_rows": True}, {"max_items": 3, "count_rows": True},
+                                   {"max_items": 0}, {"max_items": 10}], ids=["2_yields", "2_rows", "3_rows", "0", "more_than_all"])
+def test_add_limit__a_resource_iterated_directly_stops_where_dlts_does(limit):
+    """`list(resource.add_limit(...))` outside a pipeline: dlt stops the resource at the limit (yields, or
+    rows with count_rows, counted as they come), and so does sparkload; the generator is closed there."""
+    import dlt
+
+    closed = []
+
+    def pages():
+        try:
+            yield [1, 2]
+            yield 3
+            yield [4, 5, 6]
+            yield 7
+        finally:
+            closed.append(True)
+
+    theirs = list(dlt.resource(pages, name="pages")().add_limit(**limit))
+    ours = list(sl.resource(pages, name="pages")().add_limit(**limit))
+    assert theirs == ours
+    assert len(closed) == 2 or limit["max_items"] == 0  # each side closed its generator (dlt starts it even for 0)
+    assert list(dlt.resource([1, 2, 3, 4], name="l").add_limit(**limit)) == list(sl.resource([1, 2, 3, 4], name="l").add_limit(**limit))
+    record("incremental", "identical")
+
+
 def _numbered(make, current):
     @make(name="numbered", primary_key="id")
     def gen():
