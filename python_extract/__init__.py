@@ -21,7 +21,7 @@ _FACE = {
     **dict.fromkeys(["ConfigFieldMissing", "IncrementalBoundaryOverflow", "IncrementalCursorPathMissing",
                      "IncrementalError", "PipelineStepFailed", "SparkloadError"], "errors"),
     **dict.fromkeys(["DateWindows", "Incremental", "Resource", "Source", "Window", "config", "date_windows",
-                     "incremental", "resource", "secrets", "source"], "extract"),
+                     "incremental", "resource", "secrets", "source", "transformer"], "extract"),
     **dict.fromkeys(["LakehouseConfig", "LakehouseConfigError"], "lakehouse"),
     **dict.fromkeys(["LoadInfo", "Pipeline", "pipeline"], "pipeline"),
 }
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     )
     from .extract import (
         DateWindows, Incremental, Resource, Source, Window, config, date_windows, incremental, resource, secrets,
-        source,
+        source, transformer,
     )
     from .lakehouse import LakehouseConfig, LakehouseConfigError
     from .pipeline import LoadInfo, Pipeline, pipeline
@@ -72,5 +72,5 @@ __all__ = [
     "ConfigFieldMissing", "DateWindows", "Incremental", "IncrementalBoundaryOverflow", "IncrementalCursorPathMissing",
     "IncrementalError", "LakehouseConfig", "LakehouseConfigError", "LoadInfo", "Pipeline", "PipelineStepFailed",
     "Resource", "SparkloadError", "Source", "Window", "config", "date_windows", "incremental", "pipeline",
-    "resource", "secrets", "source",
+    "resource", "secrets", "source", "transformer",
 ]

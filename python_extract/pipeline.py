@@ -20,6 +20,7 @@ import gc
 import json
 import logging
 import os
+import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -36,6 +37,7 @@ from .load import destination, load_package, unland_package
 from .locks import PipelineLock
 from .normalize import Schema
 from .normalize.naming import normalize_identifier
+from .timeutil import dev_mode_suffix
 from .packages import KEEP_LOADED, LoadPackage, PackageStorage
 from .state import State, decode_value, new_state
 
@@ -363,6 +365,7 @@ def pipeline(
     lock_wait: float = 0.0,
     keep_loaded_packages: int = KEEP_LOADED,
     destination: Any = None,  # dlt's argument; see DESTINATIONS
+    dev_mode: bool = False,
     **lakehouse_settings: Any,
 ) -> Pipeline:
     """A pipeline writing into `dataset_name` (default `<pipeline_name>_dataset`, as dlt).
@@ -374,6 +377,9 @@ def pipeline(
     `keep_loaded_packages`: loaded packages kept on disk (default 10; 0 deletes each once loaded).
     `destination`: dlt's argument, taken so a ported dlt call stays as it was; sparkload lands only into
     its lakehouse, so it may be left out or be `"sparkload"`; another destination is an error, not ignored.
+    `dev_mode`: dlt's: each pipeline object starts from scratch (the pipeline's local folder, its state and
+    pending packages, is wiped) and writes into a new dataset, `dataset_name` suffixed with the local time
+    (`_YYYYMMDDhhmmss`, a 12-hour clock as dlt's).
     """
     if destination not in DESTINATIONS:
         raise ConfigError(f"pipeline {pipeline_name}: destination={destination!r} is not one sparkload loads into: "
@@ -386,6 +392,13 @@ def pipeline(
                           f"lakehouse setting (those are: {', '.join(sorted(known))})")
     config = lakehouse or LakehouseConfig.from_env(**lakehouse_settings)
     base = Path(pipelines_dir) if pipelines_dir else config.home / "pipelines"
+    if not isinstance(dev_mode, bool):
+        raise ConfigError(f"pipeline {pipeline_name}: dev_mode={dev_mode!r}; expected True or False")
+    if dev_mode:
+        shutil.rmtree(base / pipeline_name, ignore_errors=True)
+        name = dataset_name or f"{pipeline_name}_dataset"
+        suffix = dev_mode_suffix()
+        dataset_name = name + (suffix[1:] if name.endswith("_") else suffix)
     remembered = base / pipeline_name / PIPELINE_FILE
     if dataset_name is None and remembered.exists():
         dataset_name = json.loads(remembered.read_text())["dataset_name"]

@@ -183,3 +183,9 @@ def iso_z(value: Union[dt.datetime, dt.date]) -> str:
 def now() -> pendulum.DateTime:
     """The current instant in UTC."""
     return pendulum.now("UTC")
+
+
+def dev_mode_suffix() -> str:
+    """dlt's dev_mode dataset suffix: the local time as `_YYYYMMDDhhmmss` (pendulum's format: hh is a
+    12-hour clock, as in dlt)."""
+    return pendulum.now().format("_YYYYMMDDhhmmss")

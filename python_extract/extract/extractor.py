@@ -16,8 +16,10 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import pickle
+import tempfile
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional
 
 from ..contract import KEY_HINTS
 from ..errors import PipelineStepFailed, SparkloadError
@@ -51,6 +53,7 @@ class Extractor:
         self._writer: Optional[PackageWriter] = None
         self._committed = json.dumps(snapshot(state), sort_keys=True)
         self.not_null = NotNullCheck(schema)
+        self._tees: Dict[str, Optional[IO[bytes]]] = {}  # a parent's name -> what its run kept for its transformers
 
     @property
     def writer(self) -> PackageWriter:
@@ -60,7 +63,13 @@ class Extractor:
         return self._writer
 
     def extract(self, resources: List[Resource]) -> List[LoadPackage]:
-        """Extract every resource; returns the sealed packages in load order."""
+        """Extract every resource; returns the sealed packages in load order. A transformer whose parent
+        runs too is fed what the parent's run kept (recorded to a temporary file as it passes, so the parent
+        runs once and its cursors move once, as in dlt); the parent runs first."""
+        resources = _parents_first(resources)
+        names = {r.name for r in resources}
+        self._tees = {
+            r.parent.name: None for r in resources if r.is_transformer and r.parent is not None and r.parent.name in names}
         try:
             for res in resources:
                 self._extract_resource(res)
@@ -70,6 +79,10 @@ class Extractor:
                 self._writer.discard()
                 self._writer = None
             raise
+        finally:
+            for tee in self._tees.values():
+                if tee is not None:
+                    tee.close()
         return self.sealed
 
     def _extract_resource(self, res: Resource) -> None:
@@ -105,6 +118,12 @@ class Extractor:
         filters = list(bound_cursors.values())
         if res.incremental is not None:
             filters.append(res.incremental.bind(rstate, res.name, res.primary_key))
+        parent_filters: List[Incremental] = []
+        if res.is_transformer:
+            bound = {**bound, "parent_pages": self._parent_pages(res, parent_filters)}
+        tee: Optional[IO[bytes]] = None
+        if res.name in self._tees:  # one file for all of the parent's passes (its windows)
+            tee = self._tees[res.name] = self._tees[res.name] or tempfile.TemporaryFile(prefix="sparkload-tee-")
         writer = self.writer
         load_id = writer.load_id
         table = None
@@ -139,6 +158,7 @@ class Extractor:
                 pages += page_type is not dict  # a page is a list of items or an Arrow table
                 yields += 1
                 closing = False
+                kept_page: Optional[List[Any]] = [] if tee is not None else None  # what a transformer is fed
                 for item in page if page_type is list or isinstance(page, list) else (page,):
                     if type(item) is not dict:
                         if item is CHECKPOINT:
@@ -153,12 +173,14 @@ class Extractor:
                             continue
                         if _is_arrow(item):
                             table = marked or self._table(res, None)
-                            written += self._write_arrow(writer, res, table, item, filters)
+                            written += self._write_arrow(writer, res, table, item, filters, kept_page)
                             if closable and any(f.can_close() for f in closable):
                                 closing = True
                                 break
                             continue
                     if not filters or passes(item):
+                        if kept_page is not None:  # a copy: normalisation changes the item in place
+                            kept_page.append(copy.deepcopy(item))
                         table = marked or static_table or self._table(res, item)
                         if static_table is None and marked is None and not callable(res.table_name):
                             static_table = table
@@ -171,6 +193,8 @@ class Extractor:
                     if closable and any(f.can_close() for f in closable):
                         closing = True
                         break
+                if kept_page:
+                    pickle.dump(kept_page if page_type is list or isinstance(page, list) else kept_page[0], tee)
                 if limit_ is not None and not closing:
                     # dlt counts after the cursors: a yield they left something of, or one that came empty
                     kept = written + sum(map(len, batches.values())) - kept_before
@@ -187,7 +211,7 @@ class Extractor:
                                     done=False)
             written += self._flush_batches(writer, res, batches)
             self.not_null.raise_if_any()
-            for f in filters:
+            for f in filters + parent_filters:
                 f.commit()
         except PipelineStepFailed:
             raise
@@ -261,17 +285,54 @@ class Extractor:
                 written += 1
         return written
 
-    def _write_arrow(self, writer: PackageWriter, res: Resource, table: str, data: Any, filters: List[Incremental]) -> int:
+    def _write_arrow(self, writer: PackageWriter, res: Resource, table: str, data: Any, filters: List[Incremental],
+                     kept_page: Optional[List[Any]] = None) -> int:
         from ..normalize.arrow import normalize_arrow
 
         for f in filters:
             data = f.filter_arrow(data)
+        if data.num_rows and kept_page is not None:
+            kept_page.append(data)
         if data.num_rows:
             # nested columns are encoded as JSON text on the package writer's threads (encode_nested)
             normalized = normalize_arrow(data, self.schema, table, writer.load_id, encode=False)
             self.not_null.arrow(table, normalized)
             writer.write_arrow(table, normalized)
         return data.num_rows
+
+    def _parent_pages(self, res: Resource, parent_filters: List[Incremental]) -> Iterator[Any]:
+        """What a transformer is fed: what its parent's run kept in this extract, or else the parent's pages
+        through the parent's own cursors, bound to the parent's state (appended to `parent_filters`, which
+        the transformer's pass commits) and its limit."""
+        parent = res.parent
+        if parent is None:
+            raise PipelineStepFailed("extract", f"transformer {res.name} has no data: give it data_from=, or pipe a "
+                                     f"resource into it (resource | {res.name})", table=res.name)
+        tee = self._tees.get(parent.name)
+        if tee is not None:
+            return _replay(tee)
+        source = parent.source_name or self.default_source
+        pstate = resource_state(self.state, source, parent.name)
+        bound: Dict[str, Any] = {}
+        own: List[Incremental] = []  # the parent's cursors (parent_filters also gathers a chain's)
+        for arg, value in parent.cursor_arguments().items():
+            if isinstance(value, Incremental):
+                bound[arg] = value.bind(pstate, parent.name, parent.primary_key)
+                own.append(bound[arg])
+            elif isinstance(value, ResourceState):
+                bound[arg] = pstate.setdefault("custom", {})
+            else:
+                raise PipelineStepFailed("extract", f"transformer {res.name}: its parent {parent.name} has date windows; "
+                                         "run the parent too (then the transformer is fed what its windows kept)",
+                                         table=res.name)
+        if parent.incremental is not None:
+            own.append(parent.incremental.bind(pstate, parent.name, parent.primary_key))
+        parent_filters.extend(own)
+        if parent.is_transformer:  # a chain: the grandparent through its own cursors in turn
+            bound["parent_pages"] = self._parent_pages(parent, parent_filters)
+        pages = parent.pages(**bound)
+        kept = (page for page in map(lambda page: _filtered(page, own), pages) if page is not None)
+        return parent._limited(kept) if parent.limit is not None else kept
 
     def seal_state(self) -> None:
         """Seal a package carrying the current state even if it looks unchanged (a reset)."""
@@ -295,3 +356,46 @@ class Extractor:
 
 def _is_arrow(item: Any) -> bool:
     return type(item).__module__.startswith("pyarrow") and hasattr(item, "num_rows")
+
+
+def _parents_first(resources: List[Resource]) -> List[Resource]:
+    """`resources` with each transformer after its parent when the parent runs too (dlt's order)."""
+    ordered: List[Resource] = []
+    by_name = {r.name: r for r in resources}
+
+    def add(res: Resource, seen: tuple) -> None:
+        if res in ordered or res.name in seen:
+            return
+        parent = res.parent if res.is_transformer else None
+        if parent is not None and parent.name in by_name:
+            add(by_name[parent.name], seen + (res.name,))
+        ordered.append(res)
+
+    for res in resources:
+        add(res, ())
+    return ordered
+
+
+def _filtered(page: Any, filters: List[Incremental]) -> Any:
+    """A parent's page through its cursors: a list keeps the items they pass (None when none does), an
+    item itself or None, an Arrow table the rows they keep."""
+    if not filters or page is None:
+        return page
+    if isinstance(page, list):
+        kept = [item for item in page if all(f(item) for f in filters)]
+        return kept or None
+    if _is_arrow(page):
+        for f in filters:
+            page = f.filter_arrow(page)
+        return page if page.num_rows else None
+    return page if all(f(page) for f in filters) else None
+
+
+def _replay(tee: IO[bytes]) -> Iterator[Any]:
+    """The pages a parent's run recorded, in order."""
+    tee.seek(0)
+    while True:
+        try:
+            yield pickle.load(tee)
+        except EOFError:
+            return

@@ -73,6 +73,8 @@ class Resource:
         self.source_name: Optional[str] = None
         self._steps: List[Tuple[str, Callable[[Any], Any]]] = []  # add_map / add_filter / add_yield_map, in order
         self.limit: Optional[Limit] = None  # add_limit: applied by the extractor, after the cursors (as in dlt)
+        self.is_transformer = False  # dlt's transformer: its function takes each yield of `parent` first
+        self.parent: Optional["Resource"] = None  # a transformer's data: `data_from=`, or `parent | transformer`
 
     def __call__(self, *args: Any, **kwargs: Any) -> "Resource":
         if not callable(self._data):
@@ -86,6 +88,15 @@ class Resource:
         clone.__dict__.update(self.__dict__)
         clone._steps = list(self._steps)
         return clone
+
+    def __or__(self, transformer: "Resource") -> "Resource":
+        """`parent | transformer` (dlt's pipe): the transformer, now fed with this resource's yields. As in
+        dlt it is bound in place and returned (a called transformer, `parent | t(arg=1)`, is a new one)."""
+        if not isinstance(transformer, Resource) or not transformer.is_transformer:
+            raise TypeError(f"resource {self.name} | {transformer!r}: only a transformer (@transformer) takes a "
+                            "resource's data")
+        transformer.parent = self
+        return transformer
 
     # -- dlt's item transforms: each returns the resource itself, as dlt's do
     def add_map(self, item_map: Callable[[Any], Any], insert_at: Optional[int] = None) -> "Resource":
@@ -181,7 +192,7 @@ class Resource:
             signature = inspect.signature(self._data)
         except (TypeError, ValueError):
             return {}
-        bound = signature.bind_partial(*self._args, **self._kwargs).arguments
+        bound = signature.bind_partial(*self._item_placeholder(), *self._args, **self._kwargs).arguments
         found = {}
         for name, param in signature.parameters.items():
             value = bound.get(name, param.default)
@@ -189,9 +200,17 @@ class Resource:
                 found[name] = value
         return found
 
-    def pages(self, **bound: Any) -> Iterator[Any]:
+    def _item_placeholder(self) -> Tuple[Any, ...]:
+        return (None,) if self.is_transformer else ()
+
+    def pages(self, parent_pages: Optional[Iterable[Any]] = None, **bound: Any) -> Iterator[Any]:
         """What the resource yields (items, lists of items or Arrow tables), with cursor arguments
-        replaced by `bound`."""
+        replaced by `bound`. A transformer's are what its function yields for each of `parent_pages` (by
+        default its parent's pages, through the parent's transforms: a pipeline passes them through the
+        parent's cursors too)."""
+        if self.is_transformer:
+            pages = self._transformer_pages(self._parent_pages() if parent_pages is None else parent_pages, bound)
+            return self._transformed(pages) if self._steps else pages
         if not callable(self._data):
             pages = iter(self._data)
         elif not bound:
@@ -201,6 +220,26 @@ class Resource:
             arguments.update(bound)
             pages = iter(self._data(**arguments))
         return self._transformed(pages) if self._steps else pages
+
+    def _parent_pages(self) -> Iterator[Any]:
+        if self.parent is None:
+            raise TypeError(f"transformer {self.name} has no data: give it data_from=, or pipe a resource into it "
+                            f"(resource | {self.name})")
+        return self.parent.pages()
+
+    def _transformer_pages(self, parent_pages: Iterable[Any], bound: Dict[str, Any]) -> Iterator[Any]:
+        signature = inspect.signature(self._data)
+        try:
+            for page in parent_pages:
+                arguments = signature.bind_partial(page, *self._args, **self._kwargs).arguments
+                arguments.update(bound)
+                out = self._data(**arguments)
+                if inspect.isgenerator(out) or (isinstance(out, Iterator) and not isinstance(out, (dict, list))):
+                    yield from out
+                elif out is not None:  # a transformer may return its item, as in dlt
+                    yield out
+        finally:
+            getattr(parent_pages, "close", lambda: None)()
 
     def items(self, **bound: Any) -> Iterator[Any]:
         """The items, pages flattened; a resource iterated directly stops at its `add_limit`, as dlt's does
@@ -263,3 +302,45 @@ def resource(
         return res
 
     return wrap if data is None else wrap(data)
+
+
+def transformer(
+    f: Optional[Callable[..., Any]] = None,
+    *,
+    data_from: Optional[Resource] = None,
+    name: Optional[str] = None,
+    table_name: Optional[TableName] = None,
+    write_disposition: Any = DEFAULT_WRITE_DISPOSITION,
+    primary_key: Keys = None,
+    merge_key: Keys = None,
+    columns: Optional[Dict[str, ColumnHints]] = None,
+    max_table_nesting: Optional[int] = None,
+    incremental: Optional[Incremental] = None,
+) -> Any:
+    """dlt's transformer: a resource whose function takes each yield (an item or a page) of another
+    resource first, and yields its own items; `data_from=` names the resource, or `resource | transformer`
+    pipes one in. Its table holds what it yields; the parent's table is loaded only when the parent itself
+    is run too (then the parent runs once and feeds both, as in dlt).
+
+    >>> @resource
+    ... def issues():
+    ...     yield [{"id": 1}, {"id": 2}]
+    >>> @transformer(data_from=issues)
+    ... def comments(page):
+    ...     for issue in page:
+    ...         yield {"issue_id": issue["id"], "text": "hi"}
+    >>> [c["issue_id"] for c in comments]
+    [1, 2]
+    """
+    if data_from is not None and not isinstance(data_from, Resource):
+        raise TypeError(f"transformer data_from={data_from!r}: expected a resource")
+
+    def wrap(fn: Callable[..., Any]) -> Resource:
+        if not callable(fn) or not inspect.signature(fn).parameters:
+            raise TypeError(f"transformer {getattr(fn, '__name__', fn)!r}: a function taking the parent's item first")
+        res = resource(fn, name=name, table_name=table_name, write_disposition=write_disposition, primary_key=primary_key,
+                       merge_key=merge_key, columns=columns, max_table_nesting=max_table_nesting, incremental=incremental)
+        res.is_transformer, res.parent = True, data_from
+        return res
+
+    return wrap if f is None else wrap(f)

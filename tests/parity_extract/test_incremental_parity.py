@@ -263,3 +263,41 @@ def test_current_resource_state__kept_with_each_load_the_same_rows_and_state_as_
     runs = lambda state: [s.get("runs") for s in state["sources"].values() if "numbered" in s.get("resources", {})]  # noqa: E731
     assert runs(theirs.pipeline.state) == runs(ours.pipe.state) == [3]  # the source's state, beside its resources'
     record("incremental", "identical")
+
+
+def test_dev_mode__each_pipeline_object_starts_from_scratch_in_a_dataset_of_its_own_as_dlt(home, lakehouse):
+    """`pipeline(..., dev_mode=True)`: dlt wipes the pipeline's local folder (state, pending packages) and
+    suffixes the dataset with the local time (`_YYYYMMDDhhmmss`); so a second pipeline object reloads what an
+    incremental resource yields into a new dataset. Same names and rows as dlt."""
+    import re
+    import time
+
+    import dlt
+
+    def events(make, incremental):
+        @make(name="events", primary_key="id")
+        def gen(cursor=incremental("id", initial_value=0)):
+            yield [{"id": 1}, {"id": 2}]
+        return gen
+
+    datasets, counts = {"dlt": [], "sl": []}, {"dlt": [], "sl": []}
+    for attempt in range(2):
+        theirs = dlt.pipeline(pipeline_name="dev", destination=dlt.destinations.duckdb(str(home / "dev.duckdb")),
+                              dataset_name="raw_dev", pipelines_dir=str(home / "dlt_pipelines"), dev_mode=True)
+        ours = sl.pipeline(pipeline_name="dev", dataset_name="raw_dev", lakehouse=lakehouse,
+                           pipelines_dir=str(home / "sl_pipelines"), dev_mode=True)
+        theirs.run(events(dlt.resource, dlt.sources.incremental))
+        ours.run(events(sl.resource, sl.sources.incremental))
+        datasets["dlt"].append(theirs.dataset_name)
+        datasets["sl"].append(ours.dataset_name)
+        counts["sl"].append(ours.spark.table(f"{ours.dataset_name}.events").count())
+        with theirs.sql_client() as client:
+            counts["dlt"].append(client.execute_sql("select count(*) from events")[0][0])
+        time.sleep(1.1)  # the suffix counts seconds
+    for side in ("dlt", "sl"):
+        assert all(re.fullmatch(r"raw_dev_\d{14}", d) for d in datasets[side]), datasets
+        assert datasets[side][0] != datasets[side][1]
+    assert counts["dlt"] == counts["sl"] == [2, 2]  # the second object starts over: its cursor is new
+    with pytest.raises(sl.SparkloadError, match="dev_mode='yes'; expected True or False"):
+        sl.pipeline(pipeline_name="dev", lakehouse=lakehouse, dev_mode="yes")
+    record("incremental", "identical")

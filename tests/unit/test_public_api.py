@@ -8,7 +8,7 @@ def test_public_api__exports_exactly_these_names():
         "ConfigFieldMissing", "DateWindows", "Incremental", "IncrementalBoundaryOverflow", "IncrementalCursorPathMissing",
         "IncrementalError", "LakehouseConfig", "LakehouseConfigError", "LoadInfo", "Pipeline", "PipelineStepFailed",
         "Resource", "SparkloadError", "Source", "Window", "config", "date_windows", "incremental", "pipeline",
-        "resource", "secrets", "source",
+        "resource", "secrets", "source", "transformer",
     ]
     assert all(hasattr(python_extract, name) for name in python_extract.__all__)
 
@@ -30,8 +30,8 @@ def test_pipeline__takes_dlts_destination_only_as_the_lakehouse_and_names_an_unk
     assert kept.dataset_name == "raw" and kept.lakehouse.home == tmp_path
     with pytest.raises(ConfigError, match=r"^pipeline ported: destination='duckdb' is not one sparkload loads into"):
         dlt.pipeline(pipeline_name="ported", destination="duckdb", home=str(tmp_path))
-    with pytest.raises(ConfigError, match=r"^pipeline ported: dev_mode= is neither an argument .* lakehouse setting"):
-        dlt.pipeline(pipeline_name="ported", dev_mode=True, home=str(tmp_path))
+    with pytest.raises(ConfigError, match=r"^pipeline ported: refresh= is neither an argument .* lakehouse setting"):
+        dlt.pipeline(pipeline_name="ported", refresh="drop_sources", home=str(tmp_path))
 
 
 def test_public_api__dlt_current_outside_an_extraction_is_an_error_saying_where_it_works():
