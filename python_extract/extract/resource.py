@@ -304,23 +304,12 @@ def resource(
     return wrap if data is None else wrap(data)
 
 
-def transformer(
-    f: Optional[Callable[..., Any]] = None,
-    *,
-    data_from: Optional[Resource] = None,
-    name: Optional[str] = None,
-    table_name: Optional[TableName] = None,
-    write_disposition: Any = DEFAULT_WRITE_DISPOSITION,
-    primary_key: Keys = None,
-    merge_key: Keys = None,
-    columns: Optional[Dict[str, ColumnHints]] = None,
-    max_table_nesting: Optional[int] = None,
-    incremental: Optional[Incremental] = None,
-) -> Any:
+def transformer(f: Optional[Callable[..., Any]] = None, *, data_from: Optional[Resource] = None, **hints: Any) -> Any:
     """dlt's transformer: a resource whose function takes each yield (an item or a page) of another
     resource first, and yields its own items; `data_from=` names the resource, or `resource | transformer`
-    pipes one in. Its table holds what it yields; the parent's table is loaded only when the parent itself
-    is run too (then the parent runs once and feeds both, as in dlt).
+    pipes one in. `hints`: `resource`'s (name, table_name, write_disposition, ...). Its table holds what it
+    yields; the parent's table is loaded only when the parent itself is run too (then the parent runs once
+    and feeds both, as in dlt).
 
     >>> @resource
     ... def issues():
@@ -338,8 +327,7 @@ def transformer(
     def wrap(fn: Callable[..., Any]) -> Resource:
         if not callable(fn) or not inspect.signature(fn).parameters:
             raise TypeError(f"transformer {getattr(fn, '__name__', fn)!r}: a function taking the parent's item first")
-        res = resource(fn, name=name, table_name=table_name, write_disposition=write_disposition, primary_key=primary_key,
-                       merge_key=merge_key, columns=columns, max_table_nesting=max_table_nesting, incremental=incremental)
+        res = resource(fn, **hints)
         res.is_transformer, res.parent = True, data_from
         return res
 
