@@ -228,6 +228,21 @@ class Pipeline:
             raise ConfigError(f"normalize: workers={workers!r} is not a positive integer")
         return [p.load_id for p in self.packages.pending()]
 
+    @property
+    def has_pending_data(self) -> bool:
+        """dlt's: whether load packages wait to be landed (`load` or the next `run` lands them)."""
+        return bool(self.packages.pending())
+
+    def drop_pending_packages(self) -> List[str]:
+        """dlt's: delete the load packages waiting to be landed (their rows never landed, and the state they
+        carry goes with them: the next run restores state from the lakehouse and extracts those rows again);
+        their load ids. The CLI's `sparkload pipeline packages NAME --drop-pending`."""
+        with self.writing():
+            pending = self.packages.pending()
+            for package in pending:
+                self.packages.drop(package)
+        return [p.load_id for p in pending]
+
     def extract_and_normalize(self, resource: Resource) -> Optional[LoadPackage]:
         """One load package of `resource`'s items (None if it yields nothing); nothing lands yet."""
         packages = self.extract([resource])

@@ -89,6 +89,14 @@ class Resource:
         clone._steps = list(self._steps)
         return clone
 
+    def with_name(self, new_name: str) -> "Resource":
+        """dlt's: a copy under another name (the key of its state); its table follows the name unless set."""
+        clone = self._copy()
+        clone.name = new_name
+        if self.table_name == self.name:
+            clone.table_name = new_name
+        return clone
+
     def __or__(self, transformer: "Resource") -> "Resource":
         """`parent | transformer` (dlt's pipe): the transformer, now fed with this resource's yields. As in
         dlt it is bound in place and returned (a called transformer, `parent | t(arg=1)`, is a new one)."""

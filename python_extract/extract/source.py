@@ -39,6 +39,13 @@ class Source:
         clone.resources, clone._selected = self.resources, list(names)
         return clone
 
+    def add_limit(self, max_items: Optional[int] = None, max_time: Optional[float] = None,
+                  count_rows: bool = False) -> "Source":
+        """dlt's: `add_limit` on each selected resource; returns the source."""
+        for res in self.selected_resources:
+            res.add_limit(max_items, max_time, count_rows)
+        return self
+
     @property
     def selected_resources(self) -> List[Resource]:
         return [self.resources[n] for n in self._selected]

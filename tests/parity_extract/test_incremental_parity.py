@@ -301,3 +301,52 @@ def test_dev_mode__each_pipeline_object_starts_from_scratch_in_a_dataset_of_its_
     with pytest.raises(sl.SparkloadError, match="dev_mode='yes'; expected True or False"):
         sl.pipeline(pipeline_name="dev", lakehouse=lakehouse, dev_mode="yes")
     record("incremental", "identical")
+
+
+def test_with_name_source_add_limit_and_pending_packages__as_dlt(home, lakehouse):
+    """`resource.with_name("other")` lands under the new name, its cursor kept under it; `source.add_limit(1)`
+    takes one page of each resource; after `extract`, `has_pending_data` is true until
+    `drop_pending_packages()` drops the package, whose rows then never land and whose cursor never moves:
+    the next run extracts them again. The same tables and cursors as dlt."""
+    import dlt
+
+    def build(dlt_like):
+        @dlt_like.resource(primary_key="id")
+        def items(cursor=dlt_like.sources.incremental("id", initial_value=0)):
+            yield [{"id": 1}, {"id": 2}]
+            yield [{"id": 3}]
+
+        @dlt_like.resource
+        def pages():
+            for k in range(3):
+                yield [{"page": k}]
+
+        @dlt_like.source
+        def shop():
+            return [items, pages]
+        return items, shop
+
+    theirs, ours = DltSide(home, "renamed"), SparkloadSide(lakehouse, home, "renamed")
+    their_items, their_shop = build(dlt)
+    our_items, our_shop = build(sl)
+    theirs.run([their_items.with_name("other")])
+    ours.run([our_items.with_name("other")])
+    theirs.run(their_shop().add_limit(1))
+    ours.run(our_shop().add_limit(1))
+    their_tables, our_tables = theirs.tables(), ours.tables(["other", "items", "pages"])
+    for table, expected in (("other", 3), ("items", 2), ("pages", 1)):
+        assert _rows(their_tables[table].rows) == _rows(our_tables[table].rows) and len(our_tables[table].rows) == expected
+    assert theirs.resource_state("other")["incremental"]["id"]["last_value"] == ours.resource_state("other")["incremental"]["id"]["last_value"] == 3
+
+    for side, pipeline, (items, _) in ((theirs, theirs.pipeline, build(dlt)), (ours, ours.pipe, build(sl))):
+        pipeline.extract(items.with_name("later"))
+        assert pipeline.has_pending_data
+        pipeline.drop_pending_packages()
+        assert not pipeline.has_pending_data
+        pipeline.run(items.with_name("later"))  # the dropped rows come again: the cursor never moved
+    assert _rows(theirs.tables()["later"].rows) == _rows(ours.tables(["later"])["later"].rows) == [(("id", 1),), (("id", 2),), (("id", 3),)]
+    record("incremental", "identical")
+
+
+def _rows(rows):
+    return sorted(tuple(sorted((k, v) for k, v in r.items() if k not in SYSTEM)) for r in rows)
