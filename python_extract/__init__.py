@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 _FACE = {
     **dict.fromkeys(["ConfigFieldMissing", "IncrementalBoundaryOverflow", "IncrementalCursorPathMissing",
                      "IncrementalError", "PipelineStepFailed", "SparkloadError"], "errors"),
-    **dict.fromkeys(["DateWindows", "Incremental", "Resource", "Source", "Window", "config", "date_windows",
+    **dict.fromkeys(["DateWindows", "Incremental", "Resource", "Source", "Window", "config", "date_windows", "defer",
                      "incremental", "resource", "secrets", "source", "transformer"], "extract"),
     **dict.fromkeys(["LakehouseConfig", "LakehouseConfigError"], "lakehouse"),
     **dict.fromkeys(["LoadInfo", "Pipeline", "pipeline"], "pipeline"),
@@ -34,8 +34,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         PipelineStepFailed, SparkloadError,
     )
     from .extract import (
-        DateWindows, Incremental, Resource, Source, Window, config, date_windows, incremental, resource, secrets,
-        source, transformer,
+        DateWindows, Incremental, Resource, Source, Window, config, date_windows, defer, incremental, resource,
+        secrets, source, transformer,
     )
     from .lakehouse import LakehouseConfig, LakehouseConfigError
     from .pipeline import LoadInfo, Pipeline, pipeline
@@ -71,6 +71,6 @@ sys.modules[__name__].__class__ = _Face
 __all__ = [
     "ConfigFieldMissing", "DateWindows", "Incremental", "IncrementalBoundaryOverflow", "IncrementalCursorPathMissing",
     "IncrementalError", "LakehouseConfig", "LakehouseConfigError", "LoadInfo", "Pipeline", "PipelineStepFailed",
-    "Resource", "SparkloadError", "Source", "Window", "config", "date_windows", "incremental", "pipeline",
+    "Resource", "SparkloadError", "Source", "Window", "config", "date_windows", "defer", "incremental", "pipeline",
     "resource", "secrets", "source", "transformer",
 ]

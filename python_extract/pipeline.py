@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 from .errors import ConfigError, CorruptPackage, LocalStateError, PipelineStepFailed, from_os_error, shown_name
 from .extract.extractor import Extractor
 from .contract import TABLE_HINTS, TableHints
+from .extract import current
 from .extract.resource import Resource
 from .extract.source import Source
 from .hooks import Hooks
@@ -146,6 +147,7 @@ class Pipeline:
         """Land what earlier runs left pending, restore state, then extract, normalize and load `data`;
         `hints` (the contract's TableHints: table_name, write_disposition, primary_key, merge_key, columns,
         max_table_nesting) apply to every resource of it, as dlt's."""
+        current.activate(self)
         resources = as_resources(data, hints)
         info = LoadInfo(self.pipeline_name, self.dataset_name)
         with self.writing():
@@ -183,6 +185,7 @@ class Pipeline:
         """Extract and normalise `data` (what `run` takes: a resource, a source, a list of them, or items with
         `table_name`; the same hints) into sealed load packages; nothing lands until `load`. dlt's extract ->
         normalize -> load sequence works unchanged: `normalize` has nothing left to do."""
+        current.activate(self)
         resources = as_resources(data, hints)
         with self.writing():
             self.packages.discard_unsealed()
@@ -417,5 +420,7 @@ def pipeline(
     remembered = base / pipeline_name / PIPELINE_FILE
     if dataset_name is None and remembered.exists():
         dataset_name = json.loads(remembered.read_text())["dataset_name"]
-    return Pipeline(pipeline_name, dataset_name or f"{pipeline_name}_dataset", config, base,
-                    lock_wait=lock_wait, keep_loaded_packages=keep_loaded_packages)
+    created = Pipeline(pipeline_name, dataset_name or f"{pipeline_name}_dataset", config, base,
+                       lock_wait=lock_wait, keep_loaded_packages=keep_loaded_packages)
+    current.activate(created)
+    return created

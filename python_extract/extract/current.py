@@ -1,12 +1,13 @@
 """dlt's `dlt.current`, for code inside a resource while a pipeline extracts it: `resource_state()` is the
 resource's state dict and `source_state()` its source's, both committed with the load as cursors are
 (`sources.<source>.resources.<resource>` in the pipeline state, dlt's layout); `resource_name()` and
-`source_name()` say which. Outside an extraction each raises `SparkloadError`."""
+`source_name()` say which. Outside an extraction each raises `SparkloadError`. `pipeline()` is the pipeline
+created or run last in this process (dlt's active pipeline), anywhere."""
 from __future__ import annotations
 
 import contextvars
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, NamedTuple, Optional
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional
 
 from ..errors import SparkloadError
 
@@ -53,3 +54,18 @@ def resource_name() -> str:
 
 def source_name() -> str:
     return _now("source_name").source
+
+
+_ACTIVE: List[Any] = []  # the pipeline created or run last in this process
+
+
+def activate(pipeline_: Any) -> None:
+    """Make `pipeline_` the one `pipeline()` answers (python_extract/pipeline.py calls it)."""
+    _ACTIVE[:] = [pipeline_]
+
+
+def pipeline() -> Any:
+    if not _ACTIVE:
+        raise SparkloadError("current.pipeline(): no pipeline was created in this process yet; create one with "
+                             "pipeline(pipeline_name=...)")
+    return _ACTIVE[0]

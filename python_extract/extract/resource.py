@@ -237,11 +237,12 @@ class Resource:
 
     def _transformer_pages(self, parent_pages: Iterable[Any], bound: Dict[str, Any]) -> Iterator[Any]:
         signature = inspect.signature(self._data)
+        calls = ((self._data, signature.bind_partial(page, *self._args, **self._kwargs).arguments) for page in parent_pages)
+        outputs = (fn(**{**arguments, **bound}) for fn, arguments in calls)
+        if getattr(self._data, DEFERRED, False):
+            outputs = _in_parallel(self._data, (({**arguments, **bound}) for _, arguments in calls))
         try:
-            for page in parent_pages:
-                arguments = signature.bind_partial(page, *self._args, **self._kwargs).arguments
-                arguments.update(bound)
-                out = self._data(**arguments)
+            for out in outputs:
                 if inspect.isgenerator(out) or (isinstance(out, Iterator) and not isinstance(out, (dict, list))):
                     yield from out
                 elif out is not None:  # a transformer may return its item, as in dlt
@@ -340,3 +341,38 @@ def transformer(f: Optional[Callable[..., Any]] = None, *, data_from: Optional[R
         return res
 
     return wrap if f is None else wrap(f)
+
+
+DEFERRED = "_sparkload_deferred"
+DEFER_WORKERS = 5  # dlt's default extract workers
+
+
+def defer(f: Callable[..., Any]) -> Callable[..., Any]:
+    """dlt's `@defer`: a transformer function whose calls run in a pool of DEFER_WORKERS threads (an API
+    request per parent item, in parallel); its results come in the order of the parent's yields."""
+    @functools.wraps(f)
+    def deferred(*args: Any, **kwargs: Any) -> Any:
+        return f(*args, **kwargs)
+
+    setattr(deferred, DEFERRED, True)
+    return deferred
+
+
+def _in_parallel(fn: Callable[..., Any], arguments: Iterable[Dict[str, Any]]) -> Iterator[Any]:
+    """`fn(**a)` for each of `arguments` on DEFER_WORKERS threads, at most twice as many calls in flight,
+    results in order; the first error raised as the call's."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=DEFER_WORKERS, thread_name_prefix="sparkload-defer") as pool:
+        pending: Any = deque()
+        try:
+            for a in arguments:
+                pending.append(pool.submit(fn, **a))
+                if len(pending) >= 2 * DEFER_WORKERS:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()

@@ -163,3 +163,50 @@ def test_transformers_docs_example__runs_as_written(lakehouse, tmp_path, monkeyp
     spark = pipeline.spark
     assert sorted(r.id for r in spark.table("raw_tracker.issues").collect()) == [1, 2]
     assert sorted((r.comment_id, r.issue_id) for r in spark.table("raw_tracker.comments").collect()) == [(100, 1), (200, 2)]
+
+
+def test_defer__a_transformers_calls_run_in_parallel_with_the_same_tables_as_dlt(home, lakehouse):
+    """`@transformer` over `@defer`: dlt runs the calls (an API request per parent item) in a thread pool; so
+    does sparkload (five threads), the results in the parent's order: each side's calls ran on more than one
+    thread, and the tables and `current.pipeline()` inside the resource are dlt's."""
+    import threading
+    import time
+
+    import dlt
+
+    def build(dlt_like, seen_threads, seen_pipelines):
+        @dlt_like.resource
+        def ids():
+            seen_pipelines.append(dlt_like.current.pipeline().pipeline_name)
+            yield from ({"id": i} for i in range(20))
+
+        @dlt_like.transformer(data_from=ids)
+        @dlt_like.defer
+        def details(item):
+            seen_threads.add(threading.current_thread().name)
+            time.sleep(0.2)
+            return {"id": item["id"], "detail": item["id"] * 2}
+        return ids, details
+
+    theirs, ours = DltSide(home, "deferred"), SparkloadSide(lakehouse, home, "deferred")
+    their_threads, our_threads, their_pipes, our_pipes = set(), set(), [], []
+    for side, make, threads, pipes in ((theirs, dlt, their_threads, their_pipes), (ours, sl, our_threads, our_pipes)):
+        ids, details = build(make, threads, pipes)
+        side.run([ids | details])
+    assert _rows(theirs.tables(), "details") == _rows(ours.tables(["details"]), "details")
+    assert len(ours.tables(["details"])["details"].rows) == 20
+    assert len(their_threads) > 1 and len(our_threads) > 1  # in parallel on both
+    assert their_pipes == our_pipes == ["deferred"]
+    record("incremental", "identical")
+
+
+def test_current_pipeline__the_last_pipeline_created_or_run_and_an_error_before_any():
+    import python_extract.extract.current as current
+
+    saved = list(current._ACTIVE)
+    try:
+        current._ACTIVE.clear()
+        with pytest.raises(sl.SparkloadError, match=r"current.pipeline\(\): no pipeline was created in this process yet"):
+            sl.current.pipeline()
+    finally:
+        current._ACTIVE[:] = saved

@@ -7,7 +7,7 @@ def test_public_api__exports_exactly_these_names():
     assert python_extract.__all__ == [
         "ConfigFieldMissing", "DateWindows", "Incremental", "IncrementalBoundaryOverflow", "IncrementalCursorPathMissing",
         "IncrementalError", "LakehouseConfig", "LakehouseConfigError", "LoadInfo", "Pipeline", "PipelineStepFailed",
-        "Resource", "SparkloadError", "Source", "Window", "config", "date_windows", "incremental", "pipeline",
+        "Resource", "SparkloadError", "Source", "Window", "config", "date_windows", "defer", "incremental", "pipeline",
         "resource", "secrets", "source", "transformer",
     ]
     assert all(hasattr(python_extract, name) for name in python_extract.__all__)
