@@ -21,7 +21,7 @@ import tempfile
 import time
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional
 
-from ..contract import KEY_HINTS
+from ..contract import KEY_HINTS, as_key_list, check_columns, split_disposition
 from ..errors import PipelineStepFailed, SparkloadError
 from ..hooks import Hooks
 from ..normalize import Schema, normalize_item
@@ -33,7 +33,7 @@ from ..state import State, resource_state, snapshot
 from . import current
 from .checkpoint import CHECKPOINT
 from .incremental import Incremental
-from .mark import TableNamed
+from .mark import HintsMarked, TableNamed
 from .resource import Resource, ResourceState
 from .windows import DateWindows, Window
 
@@ -144,6 +144,10 @@ class Extractor:
                 if page is None:  # dlt drops a yielded None (a None inside a yielded list is an item)
                     continue
                 marked = None
+                if type(page) is HintsMarked:  # mark.with_hints: the resource's hints from now on, or a variant's
+                    marked, page, static_table = self._with_hints(res, page), page.data, None
+                    if page is None:
+                        continue
                 if type(page) is TableNamed:  # mark.with_table_name: this yield's table, not the resource's
                     marked, page = self._table(res, None, page.table_name), page.data
                     if page is None:
@@ -235,17 +239,42 @@ class Extractor:
         resource's hints when new."""
         table = normalize_path(name or (res.table_for(item) if item is not None else res.table_for({})))
         if table not in self.schema.tables:
-            meta = self.schema.table(table, write_disposition=res.write_disposition,
-                                     merge_strategy=res.merge_strategy, merge_options=dict(res.merge_options),
-                                     resource=res.name)
-            for hint in KEY_HINTS:
-                for key in getattr(res, hint):
-                    self.schema.set_column_hints(table, normalize_path(key), {hint: True, "nullable": False})
-            for column, hints in res.columns.items():
-                self.schema.set_column_hints(table, normalize_path(column), hints)
-            meta.write_disposition = res.write_disposition
-            self.not_null.forget(table)
+            self.schema.table(table, write_disposition=res.write_disposition, merge_strategy=res.merge_strategy,
+                              merge_options=dict(res.merge_options), resource=res.name)
+            self._apply_hints(table, {"primary_key": res.primary_key, "merge_key": res.merge_key, "columns": res.columns})
         return table
+
+    def _apply_hints(self, table: str, hints: Dict[str, Any]) -> None:
+        """Key, column and write disposition hints onto `table` of the schema."""
+        for hint in KEY_HINTS:
+            for key in as_key_list(hints.get(hint)):
+                self.schema.set_column_hints(table, normalize_path(key), {hint: True, "nullable": False})
+        for column, column_hints in (hints.get("columns") or {}).items():
+            self.schema.set_column_hints(table, normalize_path(column), column_hints)
+        if hints.get("write_disposition") is not None:
+            meta = self.schema.tables[table]
+            meta.write_disposition, meta.merge_strategy, meta.merge_options = split_disposition(
+                hints["write_disposition"], f"table {table}")
+        self.not_null.forget(table)
+
+    def _with_hints(self, res: Resource, mark: HintsMarked) -> Optional[str]:
+        """dlt's merge of a `with_hints` mark: with `create_table_variant` the hints go to the table they name
+        (added with the resource's hints first), which takes this yield (returned); otherwise they merge into
+        the resource (columns added to its columns, the rest replaced) and onto its table, which takes this
+        yield and the following ones (None: the resource's table)."""
+        hints = dict(mark.hints)
+        if hints.get("columns") is not None:
+            hints["columns"] = check_columns(hints["columns"], f"resource {res.name}: mark.with_hints")
+        if mark.create_table_variant:
+            table = self._table(res, None, hints["table_name"])
+            self._apply_hints(table, hints)
+            return table
+        if hints.get("columns") is not None:
+            hints["columns"] = {**res.columns, **hints["columns"]}
+        res.apply_hints(**hints)
+        data = mark.data if isinstance(mark.data, dict) else None
+        self._apply_hints(self._table(res, data), hints)
+        return None
 
     def _flush_batches(self, writer: PackageWriter, res: Resource, batches: Dict[str, List[Any]]) -> int:
         written = sum(self._write_batch(writer, res, table, batch) for table, batch in batches.items())

@@ -24,7 +24,7 @@ from ..contract import (
 )
 from .config import with_config
 from .incremental import Incremental
-from .mark import TableNamed
+from .mark import HintsMarked, TableNamed
 from .windows import DateWindows
 
 TableName = Union[str, Callable[[Any], str]]
@@ -145,8 +145,8 @@ class Resource:
 
     def _each_transformed(self, pages: Iterator[Any]) -> Iterator[Any]:
         for page in pages:
-            if type(page) is TableNamed:  # the transforms see the data; the mark stays on what is left
-                page = TableNamed(next(self._each_transformed(iter([page.data])), None), page.table_name)
+            if type(page) in (TableNamed, HintsMarked):  # the transforms see the data; the mark stays on what is left
+                page = page._replace(data=next(self._each_transformed(iter([page.data])), None))
                 if page.data is not None:
                     yield page
                 continue

@@ -263,3 +263,46 @@ def test_mark_with_table_name__items_and_pages_go_to_the_marked_tables_as_in_dlt
         assert found == [], found
     assert ours.pipe.default_schema.tables["beta"].columns["id"].get("primary_key") is True
     record("normalisation", "identical")
+
+
+def _hinted_items(dlt_like):
+    @dlt_like.resource(primary_key="id", write_disposition="merge")
+    def items():
+        yield {"id": 1, "v": "a", "k": 0}
+        yield dlt_like.mark.with_hints({"id": 2, "v": "b"}, dlt_like.mark.make_hints(
+            table_name="other", columns={"v": {"data_type": "text", "nullable": False}}), create_table_variant=True)
+        yield {"id": 3, "v": "c", "k": 0}
+        yield dlt_like.mark.with_hints([{"id": 4, "k": 1}], dlt_like.mark.make_hints(merge_key="k"))
+        yield dlt_like.mark.with_hints({"id": 5, "v": "e", "k": 2}, dlt_like.mark.make_hints(table_name="renamed"))
+        yield {"id": 6, "k": 3}
+    return items
+
+
+def test_mark_with_hints__merged_into_the_resource_or_a_table_variant_as_in_dlt(home, lakehouse):
+    """`dlt.mark.with_hints(item, dlt.mark.make_hints(...))`: a variant (`create_table_variant=True`) takes the
+    item into the table its hints name, with the resource's hints and its own; without, the hints merge into
+    the resource from then on (a merge key onto its table, a new table_name for this item and the next). The
+    same tables, rows and key / nullable hints as dlt."""
+    import dlt
+
+    theirs, ours = DltSide(home, "hinted"), SparkloadSide(lakehouse, home, "hinted")
+    theirs.run([_hinted_items(dlt)])
+    ours.run([_hinted_items(sl)])
+    their_tables, our_tables = theirs.tables(), ours.tables(["items", "other", "renamed"])
+    assert set(their_tables) == set(our_tables) == {"items", "other", "renamed"}
+    for table in their_tables:
+        rows = [sorted((k, v) for k, v in r.items() if not k.startswith("_dlt")) for r in their_tables[table].rows]
+        assert sorted(rows) == sorted(sorted((k, v) for k, v in r.items() if not k.startswith("_dlt")) for r in our_tables[table].rows)
+
+    def hints(columns):
+        return {c: tuple(bool(m.get(h)) for h in ("primary_key", "merge_key")) + (m.get("nullable", True),)
+                for c, m in columns.items() if not c.startswith("_dlt")}
+
+    for table in their_tables:
+        assert hints(theirs.pipeline.default_schema.tables[table]["columns"]) == hints(ours.pipe.default_schema.tables[table].columns), table
+    assert ours.pipe.default_schema.tables["other"].columns["v"]["nullable"] is False
+    with pytest.raises(TypeError, match="mark.make_hints: table_format is not built in sparkload"):
+        sl.mark.make_hints(table_format="iceberg")
+    with pytest.raises(ValueError, match=r"create_table_variant=True\): the hints need a table_name"):
+        sl.mark.with_hints({}, sl.mark.make_hints(primary_key="id"), create_table_variant=True)
+    record("normalisation", "identical")
