@@ -67,6 +67,16 @@ class LoadInfo:
         """dlt's spelling."""
         return self.load_ids
 
+    @property
+    def has_failed_jobs(self) -> bool:
+        """dlt's: always False here. A load lands whole or raises `PipelineStepFailed` (its tables as they
+        were), so a returned LoadInfo never holds a failed job."""
+        return False
+
+    def raise_on_failed_jobs(self) -> None:
+        """dlt's: nothing to raise (see `has_failed_jobs`); kept so a ported `load_info.raise_on_failed_jobs()`
+        stays as it was."""
+
     def __str__(self) -> str:
         tables = ", ".join(f"{t}: {n}" for t, n in self.row_counts.items()) or "no rows"
         return f"pipeline {self.pipeline_name} loaded {', '.join(self.load_ids) or 'nothing'} into {self.dataset_name} ({tables})"

@@ -350,3 +350,22 @@ def test_with_name_source_add_limit_and_pending_packages__as_dlt(home, lakehouse
 
 def _rows(rows):
     return sorted(tuple(sorted((k, v) for k, v in r.items() if k not in SYSTEM)) for r in rows)
+
+
+def test_load_info__raise_on_failed_jobs_and_has_failed_jobs_as_a_ported_script_calls_them(home, lakehouse):
+    """dlt's examples end with `load_info.raise_on_failed_jobs()`: after a good load it returns None and
+    `has_failed_jobs` is false on both; a load that fails raises from `run` itself on both (dlt 1.x raises on
+    a failed job by default), so no returned LoadInfo holds one."""
+    import dlt
+
+    theirs, ours = DltSide(home, "load_info"), SparkloadSide(lakehouse, home, "load_info")
+    their_info = theirs.pipeline.run([{"id": 1}], table_name="items")
+    our_info = ours.pipe.run([{"id": 1}], table_name="items")
+    assert their_info.raise_on_failed_jobs() is None and our_info.raise_on_failed_jobs() is None
+    assert their_info.has_failed_jobs is False and our_info.has_failed_jobs is False
+    assert len(their_info.loads_ids) == len(our_info.loads_ids) == 1
+    with pytest.raises(Exception):  # a value too wide for its column: the load fails on both, from run
+        theirs.pipeline.run([{"id": 2, "n": 40000}], table_name="narrow", columns={"n": {"data_type": "bigint", "precision": 16}})
+    with pytest.raises(sl.PipelineStepFailed):
+        ours.pipe.run([{"id": 2, "n": 40000}], table_name="narrow", columns={"n": {"data_type": "bigint", "precision": 16}})
+    record("incremental", "identical")
