@@ -176,9 +176,6 @@ def _write_parquet(tables: List[Any], path: Path) -> None:
                    use_dictionary=described, write_statistics=described)
 
 
-SPARK_FIXED = ("double", "boolean", "timestamp", "date", "binary")
-
-
 def _round_decimals(rows: List[Dict[str, Any]], column: str, scale: int) -> None:
     """The Decimal values of `column` with more digits after the point than `scale` rounded half away from
     zero, in place, as dlt's destinations round them (Arrow would refuse them as a loss of data)."""
@@ -190,11 +187,12 @@ def _round_decimals(rows: List[Dict[str, Any]], column: str, scale: int) -> None
 
 
 def _fits(value: Any, spark: str) -> bool:
-    """Whether a value fits a sized Spark type: an integer type's range, a decimal's digits before the point."""
+    """Whether a value fits a Spark type by size: an integer type's range, a decimal's digits before the point
+    (a bigint's range is checked after, by `_unfit`; other types have no size)."""
     import pyarrow as pa
 
     sized = arrow_of_spark(spark)
-    if pa.types.is_integer(sized):
+    if pa.types.is_integer(sized) and sized.bit_width < 64:
         bits = sized.bit_width
         return not isinstance(value, int) or -2 ** (bits - 1) <= value < 2 ** (bits - 1)
     if pa.types.is_decimal(sized) and isinstance(value, Decimal) and value.is_finite():
@@ -262,9 +260,7 @@ class PackageWriter:
 
     def _unfit(self, table: str, columns: Dict[str, str], rows: List[Dict[str, Any]], error: Exception) -> PipelineStepFailed:
         """The column and value that do not fit, named (pyarrow's own message names neither)."""
-        for column, spark in self.schema.spark_types(table).items():
-            if spark in ("bigint", "string") or spark in SPARK_FIXED:
-                continue
+        for column, spark in self.schema.spark_types(table).items():  # a sized column first (_fits: others fit)
             for row in rows:
                 value = row.get(column)
                 if value is not None and not _fits(value, spark):

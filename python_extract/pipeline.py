@@ -38,9 +38,9 @@ from .load import destination, load_package, unland_package
 from .locks import PipelineLock
 from .normalize import Schema
 from .normalize.naming import normalize_identifier
-from .timeutil import dev_mode_suffix
 from .packages import KEEP_LOADED, LoadPackage, PackageStorage
 from .state import State, decode_value, new_state
+from .timeutil import dev_mode_suffix
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's from Python 3.11; the package supports 3.10

@@ -39,12 +39,7 @@ def spark_type(data_type: str, precision: Optional[int] = None, scale: Optional[
 
 def arrow_type(data_type: str, precision: Optional[int] = None, scale: Optional[int] = None):
     """The Arrow type a column's values take in a load package: the Parquet type Spark reads as `spark_type`."""
-    import pyarrow as pa
-
-    return arrow_of_spark(spark_type(data_type, precision, scale)) if data_type in ("bigint", "decimal") else {
-        "text": pa.string(), "json": pa.string(), "double": pa.float64(), "bool": pa.bool_(),
-        "timestamp": pa.timestamp("us", tz="UTC"), "date": pa.date32(), "binary": pa.binary(),
-    }[data_type]
+    return arrow_of_spark(spark_type(data_type, precision, scale))
 
 
 def arrow_of_spark(spark: str):
