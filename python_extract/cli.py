@@ -129,7 +129,7 @@ def _cmd_cluster_start(args: argparse.Namespace) -> int:
     from .servers.processes import run_until_interrupted
 
     cluster = start_cluster(workers=args.workers, cores=args.cores, memory=args.memory, host=args.host,
-                            port=args.port, webui_port=args.webui_port, run_dir=args.run_dir)
+                            port=args.port, webui_port=args.webui_port, run_dir=args.run_dir, app_data_ttl=args.app_data_ttl)
     print(f"spark master {cluster.master_url} ready with {args.workers} workers ({args.cores} core, "
           f"{args.memory} each); UI {cluster.webui_url}; logs {cluster.master.log.parent}; Ctrl-C stops it", flush=True)
     return run_until_interrupted(cluster)
@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=10000, help="thrift port (default 10000)")
     serve.add_argument("--conf", type=_spark_conf_pair, action="append", default=[], metavar="KEY=VALUE",
                        help="extra Spark setting, repeatable (e.g. spark.executor.memory=2g)")
-    serve.add_argument("--run-dir", help="log and working directory (default: a new temporary one)")
+    serve.add_argument("--run-dir", help="log and working directory, kept (default: a new temporary one, removed when the server is stopped)")
     serve.add_argument("--stop", action="store_true",
                        help="stop the lakehouse's warm server (dbt profiles with `warm: true`) instead, and exit")
     serve.set_defaults(func=_cmd_serve)
@@ -210,7 +210,11 @@ def build_parser() -> argparse.ArgumentParser:
     start.add_argument("--workers", type=int, default=2, help="number of workers (default 2)")
     start.add_argument("--cores", type=int, default=1, help="cores per worker (default 1)")
     start.add_argument("--memory", default="1g", help="executor memory per worker (default 1g)")
-    start.add_argument("--run-dir", help="log and work directory (default: a new temporary one)")
+    start.add_argument("--run-dir", help="log and work directory, kept (default: a new temporary one, removed when the cluster is stopped)")
+    from .servers.cluster import APP_DATA_TTL
+
+    start.add_argument("--app-data-ttl", type=int, default=APP_DATA_TTL, metavar="SECONDS",
+                       help=f"remove a finished app's work directory (its copies of the jars) from a worker once unchanged this long (default {APP_DATA_TTL})")
     start.set_defaults(func=_cmd_cluster_start)
     add_pipeline_commands(sub, _lakehouse_args)
     add_source_commands(sub, _lakehouse_args, _config)

@@ -74,10 +74,19 @@ def pytest_addoption(parser):
                           "whose code path differs there (default, 'wire'), or every one ('all')")
 
 
+@pytest.hookimpl(trylast=True)  # after pytest's tmpdir plugin has configured the base temporary folder
 def pytest_configure(config):
+    # the scratch files of every JVM of the run, embedded or started by a test (blockmgr-* and spark-* folders,
+    # extracted native libraries), go under the run's base temporary folder, which pytest rotates: a JVM that a
+    # test kills on purpose cannot delete its own, and they piled up in /tmp
+    scratch = config._tmp_path_factory.getbasetemp() / "jvm-tmp"
+    scratch.mkdir(exist_ok=True)
+    os.environ.setdefault("SPARK_LOCAL_DIRS", str(scratch))
     for var in JVM_OPTS_VARS:
         if TEST_JVM_OPTS not in os.environ.get(var, ""):
             os.environ[var] = f"{os.environ.get(var, '')} {TEST_JVM_OPTS}".strip()
+        if "-Djava.io.tmpdir=" not in os.environ[var]:
+            os.environ[var] += f" -Djava.io.tmpdir={os.environ['SPARK_LOCAL_DIRS']}"
     if XDIST_WORKER:  # dbt's partial parse, manifest and run results of this worker only
         os.environ["DBT_TARGET_PATH"] = str(INTEGRATION / "target" / XDIST_WORKER)
         end_with_the_controller()

@@ -8,23 +8,30 @@ master. `StandaloneCluster.status()` is the master's JSON status (workers, activ
 `executors_by_worker(app_id)` reads the workers' JSON status to say where an app's executors ran, and
 `stop()` ends workers (and their executors), then the master, and checks their ports are free.
 
+Files: the master's and workers' logs, and one work directory per worker, under the run dir (`run_dir`,
+else a temporary one, removed by a clean stop: see processes.py). A worker copies every jar of an app
+into the app's work directory (about 115 MB for the Iceberg and S3 jars); a finished app's directory is
+removed once nothing in it changed for `app_data_ttl` seconds (Spark's worker cleanup), so a long-running
+cluster does not fill the disk one app at a time.
+
 Errors: `SparkProcessError` (a daemon did not start, died, or did not stop).
 """
 from __future__ import annotations
 
 import json
-import tempfile
+import os
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from .processes import LOOPBACK, SparkProcess, SparkProcessError, free_port, spark_script
+from .processes import LOOPBACK, RunDir, SparkProcess, SparkProcessError, free_port, spark_script
 
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
 DAEMON_MEMORY = "512m"  # heap of the master and worker daemons themselves; executors get `memory`
+APP_DATA_TTL = 600  # seconds a finished app's work directory stays on a worker
 
 
 def fetch_json(url: str, timeout: float = 5.0) -> Any:
@@ -51,6 +58,7 @@ class StandaloneCluster:
     master: SparkProcess
     workers: List[SparkProcess] = field(default_factory=list)
     worker_webui_ports: List[int] = field(default_factory=list)
+    run_dir: Optional[RunDir] = None
 
     @property
     def master_url(self) -> str:
@@ -77,6 +85,8 @@ class StandaloneCluster:
             time.sleep(0.5)
 
     def stop(self) -> None:
+        processes = [*self.workers, self.master]
+        were_running = all(p.popen.poll() is None for p in processes)
         errors = []
         for process, ports in [*zip(self.workers, ([p] for p in self.worker_webui_ports)),
                                (self.master, [self.port, self.webui_port])]:
@@ -86,6 +96,8 @@ class StandaloneCluster:
                 errors.append(str(e))
         if errors:
             raise SparkProcessError("; ".join(errors))
+        if self.run_dir is not None:
+            self.run_dir.remove_if_clean(processes, were_running)
 
     def __enter__(self) -> "StandaloneCluster":
         return self
@@ -103,22 +115,30 @@ def start_cluster(
     webui_port: Optional[int] = None,
     run_dir: Optional[Path] = None,
     timeout: float = 120.0,
+    app_data_ttl: int = APP_DATA_TTL,
 ) -> StandaloneCluster:
     """Start a master on host:port (free ports when None) and `workers` workers of `cores` cores and
-    `memory` each; return once all registered.
+    `memory` each; return once all registered. A finished app's work directory on a worker is removed
+    `app_data_ttl` seconds after its last change.
 
     >>> with start_cluster(workers=2, cores=1, memory="1g", port=7077) as cluster:
     ...     pass   # SPARKLOAD_MASTER=spark://127.0.0.1:7077 for the extractor and the thrift server
     """
+    if app_data_ttl < 1:
+        raise ValueError(f"app_data_ttl={app_data_ttl}: expected a number of seconds >= 1")
     port, webui_port = port or free_port(host), webui_port or free_port(host)
-    run_dir = Path(run_dir or tempfile.mkdtemp(prefix=f"sparkload-cluster-{port}-"))
+    files = RunDir.of(run_dir, prefix=f"sparkload-cluster-{port}-")
+    run_dir = files.path
     env = {"SPARK_LOCAL_IP": host, "SPARK_DAEMON_MEMORY": DAEMON_MEMORY}
+    cleanup = (f"-Dspark.worker.cleanup.enabled=true -Dspark.worker.cleanup.interval={min(app_data_ttl, 300)} "
+               f"-Dspark.worker.cleanup.appDataTtl={app_data_ttl}")
+    worker_env = {**env, "SPARK_WORKER_OPTS": f"{os.environ.get('SPARK_WORKER_OPTS', '')} {cleanup}".strip()}
     master = SparkProcess(
         f"spark master {host}:{port}",
         [spark_script("spark-class"), MASTER_CLASS, "--host", host, "--port", str(port), "--webui-port", str(webui_port)],
         run_dir / "master.log", env=env, cwd=run_dir,
     )
-    cluster = StandaloneCluster(host, port, webui_port, master)
+    cluster = StandaloneCluster(host, port, webui_port, master, run_dir=files)
     try:
         master.wait_for_port(host, port, timeout)
         for n in range(1, workers + 1):
@@ -129,11 +149,12 @@ def start_cluster(
                 f"spark worker {n} of {cluster.master_url}",
                 [spark_script("spark-class"), WORKER_CLASS, "--host", host, "--webui-port", str(ui),
                  "--cores", str(cores), "--memory", memory, "--work-dir", str(work_dir), cluster.master_url],
-                run_dir / f"worker-{n}.log", env=env, cwd=work_dir,
+                run_dir / f"worker-{n}.log", env=worker_env, cwd=work_dir,
             ))
             cluster.worker_webui_ports.append(ui)
         _wait_for_workers(cluster, workers, timeout)
     except BaseException:
+        cluster.run_dir = None  # the error names its logs: keep them
         cluster.stop()
         raise
     return cluster

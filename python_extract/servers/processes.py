@@ -6,6 +6,10 @@ it (Linux), is ready when its port accepts connections, and stops with its whole
 then SIGKILL after a grace period. `stop` verifies that nothing of the group is left and that the
 port is free again.
 
+Its files (logs, work directories) go to a run dir: the caller's, kept, or else a new temporary one
+(`RunDir`), removed when its processes were stopped while running and are gone; kept, with the logs it
+names, when one of them died by itself or did not stop.
+
 `Watchdog` outlives whoever starts it: a separate process (`python -m python_extract.servers.processes
 watch`) that is told which process groups, processes and pid files to guard, and ends them all (SIGTERM,
 then SIGKILL) when its owner dies, however it dies: the owner's end of its stdin pipe closes. The test
@@ -17,11 +21,14 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
@@ -79,6 +86,24 @@ def conf_args(conf: Mapping[str, str]) -> List[str]:
 def _die_with_parent() -> None:
     # runs in the child before exec: the JVM gets SIGTERM when the starting process dies, even by SIGKILL
     _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+@dataclass
+class RunDir:
+    """Where a server's files go: `path`, removed by `remove_if_clean` only when it is a new temporary one."""
+    path: Path
+    temporary: bool
+
+    @classmethod
+    def of(cls, given: Optional[Path], prefix: str) -> "RunDir":
+        if given is not None:
+            return cls(Path(given), False)
+        return cls(Path(tempfile.mkdtemp(prefix=prefix)), True)
+
+    def remove_if_clean(self, processes: Sequence["SparkProcess"], were_running: bool) -> None:
+        """Remove a temporary run dir once `processes`, all running until stopped, are gone."""
+        if self.temporary and were_running and not any(p.group_alive() for p in processes):
+            shutil.rmtree(self.path, ignore_errors=True)
 
 
 class SparkProcess:

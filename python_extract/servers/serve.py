@@ -10,21 +10,21 @@ What the server needs beyond `spark_conf`:
 - the format jars on the driver class path too: the server resolves the catalog on its session
   threads, whose class loader does not see `spark.jars`;
 - the catalog's `default` namespace: PyHive (dbt-spark's thrift client) runs `USE default` on connect;
-- its operation logs and working files under `run_dir`.
+- its operation logs and working files under `run_dir` (a temporary one by default, removed when the
+  server is stopped; kept when it died by itself: processes.py).
 `spark.sql.catalogImplementation=in-memory` (the Iceberg lakehouse) works: no Hive metastore is used.
 
 Errors: `SparkProcessError` (did not start, died, did not stop), `LakehouseConfigError` (jars).
 """
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Optional
 
 from ..lakehouse.config import LakehouseConfig
-from .processes import LOOPBACK, SparkProcess, SparkProcessError, conf_args, free_port, spark_script
+from .processes import LOOPBACK, RunDir, SparkProcess, SparkProcessError, conf_args, free_port, spark_script
 from ..lakehouse.session import choose_format, spark_conf
 
 THRIFT_SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
@@ -36,6 +36,7 @@ class ThriftServer:
     port: int
     catalog: str
     process: SparkProcess
+    run_dir: Optional[RunDir] = None
 
     @property
     def log(self) -> Path:
@@ -46,7 +47,10 @@ class ThriftServer:
         return self.process.popen.wait()
 
     def stop(self) -> None:
+        was_running = self.process.popen.poll() is None
         self.process.stop(ports=[self.port], host=self.host)
+        if self.run_dir is not None:
+            self.run_dir.remove_if_clean([self.process], was_running)
 
     def __enter__(self) -> "ThriftServer":
         return self
@@ -80,7 +84,8 @@ def start_thrift_server(
     ...     pass   # dbt profile: type spark, method thrift, host 127.0.0.1, port 10000
     """
     port = port or free_port(host)
-    run_dir = Path(run_dir or tempfile.mkdtemp(prefix=f"sparkload-thrift-{port}-"))
+    files = RunDir.of(run_dir, prefix=f"sparkload-thrift-{port}-")
+    run_dir = files.path
     conf = thrift_server_conf(config)
     config.home.mkdir(parents=True, exist_ok=True)
     cmd = [
@@ -94,11 +99,12 @@ def start_thrift_server(
     ]
     env = {"SPARK_LOCAL_IP": host} if host == LOOPBACK else {}
     process = SparkProcess(f"thrift server on {host}:{port}", cmd, run_dir / "thrift-server.log", env=env, cwd=run_dir)
-    server = ThriftServer(host, port, conf.get("spark.sql.defaultCatalog", "spark_catalog"), process)
+    server = ThriftServer(host, port, conf.get("spark.sql.defaultCatalog", "spark_catalog"), process, run_dir=files)
     try:
         process.wait_for_port(host, port, timeout)
         _ensure_default_namespace(server, timeout=60.0)
     except BaseException:
+        server.run_dir = None  # the error names its log: keep it
         server.stop()
         raise
     return server

@@ -44,3 +44,4 @@ def thrift_server(spark, lakehouse, tmp_path_factory, watchdog):
     yield server
     assert command.interrupt() == 0, "\n".join(command.lines[-30:])
     assert command.leftovers([port]) == []
+    assert not server.log.parent.exists(), f"the server's temporary run dir {server.log.parent} outlived it"

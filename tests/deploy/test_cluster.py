@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 from python_extract.servers.cluster import executors_by_worker, fetch_json
@@ -33,6 +34,16 @@ def _land_two_loads(line, replace, names, lakehouse_env, cwd):
     assert done.returncode == 0, f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     found = re.search(r"master (\S+) app id (\S+)", done.stdout)
     return found.group(1), found.group(2)
+
+
+def _app_dirs(run_dir, app_id, gone=False, timeout=120.0):
+    """The workers' work directories of `app_id`; with `gone`, polled until none is left or `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = sorted(str(p) for p in run_dir.glob(f"worker-*/{app_id}"))
+        if not (gone and found) or time.monotonic() > deadline:
+            return found
+        time.sleep(1.0)
 
 
 def _query(port, sql):
@@ -65,9 +76,10 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(
     cluster = server = None
     try:
         argv, env = command_line(start_line, replace)
-        cluster = Foreground(argv, {**env, **lakehouse_env}, cwd=tmp_path)
-        ready = cluster.wait_for_line(r"spark master (spark://\S+) ready .* UI (http://\S+);", timeout=300)
-        master_url, master_ui = ready.group(1), ready.group(2)
+        # a finished app's work directory (its copies of the jars) goes 5 s after the app ended
+        cluster = Foreground([*argv, "--app-data-ttl", "5"], {**env, **lakehouse_env}, cwd=tmp_path)
+        ready = cluster.wait_for_line(r"spark master (spark://\S+) ready .* UI (http://\S+); logs (\S+);", timeout=300)
+        master_url, master_ui, run_dir = ready.group(1), ready.group(2), Path(ready.group(3))
 
         # loads 1 and 2 land through a session on the cluster (a separate process, as in docs/deployments.md)
         app_master, extract_app = _land_two_loads(pipeline_line, replace, names, lakehouse_env, tmp_path)
@@ -107,6 +119,9 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(
         executors = fetch_json(f"http://127.0.0.1:{app_ui_port}/api/v1/applications/{thrift_app}/executors", timeout=120)  # a loaded machine answers slowly
         ran_tasks = sorted(e["hostPort"] for e in executors if e["id"] != "driver" and e["totalTasks"] > 0)
         assert len(ran_tasks) == 2, executors
+        # the workers removed the finished extractor's work directories (jar copies), not the running server's
+        assert _app_dirs(run_dir, extract_app, gone=True) == []
+        assert len(_app_dirs(run_dir, thrift_app)) == 2
     except BaseException:
         for command in (server, cluster):
             if command is not None:
@@ -117,5 +132,6 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(
     assert server.interrupt() == 0
     assert cluster.interrupt() == 0
     pg.stop()
+    assert not run_dir.exists(), f"the cluster's temporary run dir {run_dir} outlived it"
     assert server.leftovers([thrift_port, app_ui_port]) == []
     assert cluster.leftovers([master_port, webui_port]) == []

@@ -9,7 +9,6 @@ is free.
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -74,7 +73,9 @@ def shared_s3_server(request) -> S3Server:
     """The run's moto_server, started on first use (by any test folder); stopped when the run ends."""
     global _SERVER
     if _SERVER is None:
-        _SERVER = S3Server(Path(tempfile.mkdtemp(prefix="sparkload-moto-")), request.getfixturevalue("watchdog"))
+        # its log under the run's base temporary folder (pytest rotates those), not in /tmp for good
+        run_dir = request.getfixturevalue("tmp_path_factory").mktemp("moto-server")
+        _SERVER = S3Server(run_dir, request.getfixturevalue("watchdog"))
         request.config.add_cleanup(_stop_shared)
     return _SERVER
 

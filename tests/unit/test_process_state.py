@@ -31,3 +31,33 @@ def test_wait_gone__another_process_with_the_same_id_does_not_count():
     assert own is not None
     assert wait_gone(os.getpid(), own + 1, timeout=5)  # a different start: not the process waited for
     assert wait_gone(os.getpid(), None, timeout=5)  # nothing recorded: nothing to wait for
+
+
+def _server(tmp_path, run_dir):
+    """A stand-in server: ThriftServer's stop over a `sleep` in its own process group, its log in the run dir."""
+    from python_extract.servers.processes import RunDir, SparkProcess
+    from python_extract.servers.serve import ThriftServer
+
+    files = RunDir.of(run_dir, prefix=f"{tmp_path}/run-")
+    process = SparkProcess("stand-in server", ["sleep", "60"], files.path / "server.log")
+    return ThriftServer("127.0.0.1", 0, "spark_catalog", process, run_dir=files), files.path
+
+
+def test_run_dir__a_temporary_one_goes_when_its_server_is_stopped_a_given_one_stays(tmp_path):
+    server, path = _server(tmp_path, None)
+    assert path.parent == tmp_path and (path / "server.log").is_file()
+    server.stop()
+    assert not path.exists()
+
+    given = tmp_path / "given"
+    server, path = _server(tmp_path, given)
+    server.stop()
+    assert path == given and (given / "server.log").is_file()
+
+
+def test_run_dir__stays_with_its_log_when_the_server_died_by_itself(tmp_path):
+    server, path = _server(tmp_path, None)
+    os.killpg(server.process.pgid, signal.SIGKILL)
+    server.process.popen.wait()
+    server.stop()
+    assert (path / "server.log").is_file()
