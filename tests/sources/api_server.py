@@ -40,6 +40,7 @@ class ShopApi:
     orders: Dict[int, List[Dict[str, Any]]] = field(default_factory=dict)
     auth: Optional[str] = None
     rate_limit_every: Optional[int] = None
+    hidden: Tuple[int, ...] = ()  # item ids an offset page leaves out after paging (as APIs filtering by permission do)
     requests: List[Tuple[str, str, Dict[str, Any]]] = field(default_factory=list)
     port: int = 0
 
@@ -138,7 +139,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, {"data": rows[(page - 1) * size: page * size], "total_pages": pages})
         elif style == "offset":
             offset, limit = int(query.get("offset", 0)), int(query.get("limit", 2))
-            self._send(200, {"items": rows[offset: offset + limit], "total": len(rows)})
+            page = [r for r in rows[offset: offset + limit] if r["id"] not in self.api.hidden]
+            self._send(200, {"items": page, "total": len(rows)})
         elif style == "cursor":
             start = int(query.get("cursor", 0))
             nxt = start + 2 if start + 2 < len(rows) else None

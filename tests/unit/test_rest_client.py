@@ -49,9 +49,12 @@ def test_paginate__maximum_pages_caps_the_run(api):
     assert ids == [1, 2, 3, 4]
 
 
-def test_paginate__offset_without_total_stops_on_a_short_page(api):
-    ids, _ = _ids(RestClient(api.base_url), "items/offset", {"type": "offset", "limit": 2}, "items")
-    assert ids == [1, 2, 3, 4, 5]
+def test_paginate__offset_without_total_reads_on_past_a_short_page_until_an_empty_one(api):
+    api.hidden = (2,)  # the first page holds one record of its two: it is not the last page
+    ids, pages = _ids(RestClient(api.base_url), "items/offset", {"type": "offset", "limit": 2}, "items")
+    assert (ids, pages) == ([1, 3, 4, 5], 3)
+    offsets = [q.get("offset") for _, path, q in api.requests if path == "/items/offset"]
+    assert offsets == ["0", "2", "4", "6"]  # as dlt's OffsetPaginator: the empty page at 6 ends the run
 
 
 def test_selector__a_single_object_response_is_one_record(api):

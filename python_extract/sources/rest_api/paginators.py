@@ -132,9 +132,9 @@ class Offset(Paginator):
         self.offset += self.limit
         total = find_value(body, self.total_path) if self.total_path else None
         limit = self.maximum_offset if total is None else int(total)
+        # as dlt's: a page shorter than `limit` is not the last one (an API may leave records out of a page
+        # after paging); without a total or `maximum_offset`, the empty page after the last ends the run
         self.has_next_page = limit is None or self.offset < limit
-        if self.total_path is None and self.has_more_path is None and len(records) < self.limit:
-            self.has_next_page = False  # a short page is the last one
 
     def update_request(self, request: Request) -> None:
         request.params[self.offset_param] = self.offset
