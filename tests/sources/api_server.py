@@ -40,7 +40,7 @@ class ShopApi:
     orders: Dict[int, List[Dict[str, Any]]] = field(default_factory=dict)
     auth: Optional[str] = None
     rate_limit_every: Optional[int] = None
-    hidden: Tuple[int, ...] = ()  # item ids an offset page leaves out after paging (as APIs filtering by permission do)
+    hidden: Tuple[int, ...] = ()  # item ids a page leaves out after paging (as APIs filtering by permission do)
     requests: List[Tuple[str, str, Dict[str, Any]]] = field(default_factory=list)
     port: int = 0
 
@@ -131,33 +131,35 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, {"error": "not found"})
 
+    def _shown(self, page: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+        return [r for r in page if r["id"] not in self.api.hidden]
+
     def _items(self, style: str, query: Dict[str, str], body: Any) -> None:
         rows = _window(self.api.items, query, self.headers, body)
         if style == "page":
             size, page = int(query.get("per_page", 2)), int(query.get("page", 1))
             pages = max(1, -(-len(rows) // size))
-            self._send(200, {"data": rows[(page - 1) * size: page * size], "total_pages": pages})
+            self._send(200, {"data": self._shown(rows[(page - 1) * size: page * size]), "total_pages": pages})
         elif style == "offset":
             offset, limit = int(query.get("offset", 0)), int(query.get("limit", 2))
-            page = [r for r in rows[offset: offset + limit] if r["id"] not in self.api.hidden]
-            self._send(200, {"items": page, "total": len(rows)})
+            self._send(200, {"items": self._shown(rows[offset: offset + limit]), "total": len(rows)})
         elif style == "cursor":
             start = int(query.get("cursor", 0))
             nxt = start + 2 if start + 2 < len(rows) else None
-            self._send(200, {"items": rows[start: start + 2], "next_cursor": None if nxt is None else str(nxt),
+            self._send(200, {"items": self._shown(rows[start: start + 2]), "next_cursor": None if nxt is None else str(nxt),
                              "has_more": nxt is not None})
         elif style in ("json_link", "search"):
             start = int(query.get("after", 0))
             keep = {k: v for k, v in query.items() if k != "after"}
             nxt = f"/items/{style}?" + urlencode({**keep, "after": start + 2}) if start + 2 < len(rows) else None
-            self._send(200, {"results": rows[start: start + 2], "links": {"next": nxt}})
+            self._send(200, {"results": self._shown(rows[start: start + 2]), "links": {"next": nxt}})
         elif style == "header_link":
             start = int(query.get("after", 0))
             keep = {k: v for k, v in query.items() if k != "after"}
             headers = {}
             if start + 2 < len(rows):
                 headers["Link"] = f'<{self.api.base_url}items/header_link?{urlencode({**keep, "after": start + 2})}>; rel="next"'
-            self._send(200, rows[start: start + 2], headers)
+            self._send(200, self._shown(rows[start: start + 2]), headers)
         elif style == "single":
             self._send(200, rows[0] if rows else {})
         else:
@@ -172,7 +174,8 @@ class ApiServer:
         handler = type("Handler", (_Handler,), {"api": api})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         api.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # a short poll: `shutdown` waits for the serving loop to look, half a second by default
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     def __enter__(self) -> ShopApi:
         self.thread.start()

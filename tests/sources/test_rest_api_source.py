@@ -158,7 +158,7 @@ def test_bad_config__fails_before_any_request_naming_the_yaml_path(api, mutate, 
 
 
 @pytest.mark.parametrize("path, paginator, selector, mode, auth", [
-    ("items/page", {"type": "page_number", "total_path": "total_pages", "page_size": 2}, "data",
+    ("items/page", {"type": "page_number", "base_page": 1, "total_path": "total_pages", "page_size": 2}, "data",
      "api_key_header", {"type": "api_key", "api_key": "${SHOP_SECRET}"}),
     ("items/offset", OFFSET, "items",
      "api_key_query", {"type": "api_key", "api_key": "${SHOP_SECRET}", "name": "api_key", "location": "query"}),

@@ -1,18 +1,26 @@
 """Paginators of the REST API source: each knows how to ask for the next page and when to stop.
 
-Every paginator is a dataclass whose fields are its YAML keys (`type` picks the class):
+Every paginator is a dataclass whose fields are its YAML keys (`type` picks the class). Names, defaults
+and stop rules are dlt's `rest_api` paginators' (judged by tests/parity_extract/test_rest_paginator_parity.py):
 
-| type          | fields                                                                 |
-|---------------|------------------------------------------------------------------------|
-| `single_page` | —                                                                      |
-| `json_link`   | `next_url_path`: JSONPath of the next page's URL in the body           |
-| `header_link` | `links_next_key` (default `next`): the `Link` header relation          |
-| `cursor`      | `cursor_path` (body), `cursor_param` (query parameter to send it in)   |
-| `offset`      | `limit`, `offset` (start), `offset_param`, `limit_param`, `total_path`  |
-| `page_number` | `base_page`, `page_param`, `total_path` (number of pages), `page_size`/`page_size_param` |
+| type          | fields (default)                                                                  |
+|---------------|-----------------------------------------------------------------------------------|
+| `single_page` | —                                                                                 |
+| `json_link`   | `next_url_path` (`next`): JSONPath of the next page's URL in the body             |
+| `header_link` | `links_next_key` (`next`): the `Link` header relation                             |
+| `cursor`      | `cursor_path` (`cursors.next`, body), `cursor_param` (`cursor`, the query parameter) |
+| `offset`      | `limit` (100), `offset` (0), `offset_param`, `limit_param`, `total_path` (`total`), `maximum_offset` |
+| `page_number` | `base_page` (0), `page_param` (`page`), `total_path` (`total`: the number of pages), `page_size`/`page_size_param` |
 
-Stop conditions shared by all: an empty page (`stop_after_empty_page`, default true), `has_more_path`
-(a boolean in the body), a total (`total_path`), and `maximum_pages` (a cap across the whole run).
+When the run stops:
+- `json_link`, `header_link`, `cursor`: when the response has no next URL or cursor (an empty or false one).
+- `offset`, `page_number`: after an empty page, or when the offset or page reaches the total (`total_path`;
+  a response without it, or with a total that is not a number, fails the run: set `total_path: null` where
+  the API gives none), or `maximum_offset`.
+- All: an empty page where `stop_after_empty_page` (true for `offset` and `page_number`, false for the
+  others, as in dlt); `has_more_path` false (a response without it, or with a value that is not a boolean,
+  fails); `maximum_pages` (sparkload's: a cap across the whole run).
+A page shorter than asked for is not the last one: an API may leave records out of a page after paging.
 """
 from __future__ import annotations
 
@@ -20,7 +28,22 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Dict, List, Optional, Type
 from urllib.parse import urljoin
 
-from .selector import find_value
+from ...errors import SparkloadError
+from .selector import find_all, find_value
+
+
+class UnexpectedResponse(SparkloadError):
+    """The API answered without what the paginator reads (a total, a `has_more` flag), or not as a number
+    or boolean: named by the response's URL and the JSONPath."""
+
+
+def _found(body: Any, path: str, response: Any, what: str) -> Any:
+    """The value at `path` in the body; UnexpectedResponse when there is none."""
+    found = find_all(body, path) if body is not None else []
+    if not found or found[0] is None:
+        raise UnexpectedResponse(f"{getattr(response, 'url', 'the response')}: no {what} at `{path}` in the response body "
+                                 "(set the paginator's path to where the API has it, or to null where it has none)")
+    return found[0]
 
 
 @dataclass
@@ -31,6 +54,9 @@ class Request:
     params: Dict[str, Any] = field(default_factory=dict)
     headers: Dict[str, str] = field(default_factory=dict)
     json: Optional[Any] = None
+
+
+_BOOLEANS = {**dict.fromkeys(("yes", "true", "t", "y", "1"), True), **dict.fromkeys(("no", "false", "f", "n", "0"), False)}
 
 
 @dataclass
@@ -52,10 +78,18 @@ class Paginator:
             self.has_next_page = False
         elif self.stop_after_empty_page and not records:
             self.has_next_page = False
-        elif self.has_more_path is not None and not find_value(body, self.has_more_path):
-            self.has_next_page = False
         else:
             self._advance(response, body, records)
+            if self.has_more_path is not None:
+                self.has_next_page = self.has_next_page and self._has_more(response, body)
+
+    def _has_more(self, response: Any, body: Any) -> bool:
+        value = _found(body, self.has_more_path, response, "has_more flag")
+        if isinstance(value, str) and value.lower() in _BOOLEANS:
+            return _BOOLEANS[value.lower()]
+        if not isinstance(value, bool):
+            raise UnexpectedResponse(f"{getattr(response, 'url', 'the response')}: `{self.has_more_path}` is {value!r}, not a boolean")
+        return value
 
     def _advance(self, response: Any, body: Any, records: List[Any]) -> None:
         self.has_next_page = False
@@ -72,6 +106,7 @@ class SinglePage(Paginator):
 @dataclass
 class JsonLink(Paginator):
     type: ClassVar[str] = "json_link"
+    stop_after_empty_page: bool = False
     next_url_path: str = "next"
     _next: Optional[str] = field(default=None, init=False)
 
@@ -87,6 +122,7 @@ class JsonLink(Paginator):
 @dataclass
 class HeaderLink(Paginator):
     type: ClassVar[str] = "header_link"
+    stop_after_empty_page: bool = False
     links_next_key: str = "next"
     _next: Optional[str] = field(default=None, init=False)
 
@@ -102,13 +138,14 @@ class HeaderLink(Paginator):
 @dataclass
 class Cursor(Paginator):
     type: ClassVar[str] = "cursor"
+    stop_after_empty_page: bool = False
     cursor_path: str = "cursors.next"
     cursor_param: str = "cursor"
     _cursor: Any = field(default=None, init=False)
 
     def _advance(self, response: Any, body: Any, records: List[Any]) -> None:
         self._cursor = find_value(body, self.cursor_path)
-        self.has_next_page = self._cursor not in (None, "")
+        self.has_next_page = bool(self._cursor)  # as dlt: no cursor, an empty or a false one ends the run
 
     def update_request(self, request: Request) -> None:
         request.params[self.cursor_param] = self._cursor
@@ -121,7 +158,7 @@ class Offset(Paginator):
     offset: int = 0
     offset_param: str = "offset"
     limit_param: str = "limit"
-    total_path: Optional[str] = None
+    total_path: Optional[str] = "total"
     maximum_offset: Optional[int] = None
 
     def init_request(self, request: Request) -> None:
@@ -129,12 +166,10 @@ class Offset(Paginator):
         request.params[self.limit_param] = self.limit
 
     def _advance(self, response: Any, body: Any, records: List[Any]) -> None:
+        total = _total(self.total_path, response, body)
         self.offset += self.limit
-        total = find_value(body, self.total_path) if self.total_path else None
-        limit = self.maximum_offset if total is None else int(total)
-        # as dlt's: a page shorter than `limit` is not the last one (an API may leave records out of a page
-        # after paging); without a total or `maximum_offset`, the empty page after the last ends the run
-        self.has_next_page = limit is None or self.offset < limit
+        self.has_next_page = (total is None or self.offset < total) and (
+            self.maximum_offset is None or self.offset < self.maximum_offset)
 
     def update_request(self, request: Request) -> None:
         request.params[self.offset_param] = self.offset
@@ -143,9 +178,9 @@ class Offset(Paginator):
 @dataclass
 class PageNumber(Paginator):
     type: ClassVar[str] = "page_number"
-    base_page: int = 1
+    base_page: int = 0
     page_param: str = "page"
-    total_path: Optional[str] = None
+    total_path: Optional[str] = "total"
     page_size: Optional[int] = None
     page_size_param: str = "per_page"
     _page: int = field(default=0, init=False)
@@ -157,12 +192,23 @@ class PageNumber(Paginator):
             request.params[self.page_size_param] = self.page_size
 
     def _advance(self, response: Any, body: Any, records: List[Any]) -> None:
+        total = _total(self.total_path, response, body)
         self._page += 1
-        total = find_value(body, self.total_path) if self.total_path else None
-        self.has_next_page = total is None or self._page < int(total) + self.base_page
+        self.has_next_page = total is None or self._page < total + self.base_page
 
     def update_request(self, request: Request) -> None:
         request.params[self.page_param] = self._page
+
+
+def _total(path: Optional[str], response: Any, body: Any) -> Optional[int]:
+    """The total at `path` (None without a path); UnexpectedResponse when missing or not a number."""
+    if not path:
+        return None
+    value = _found(body, path, response, "total")
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise UnexpectedResponse(f"{getattr(response, 'url', 'the response')}: the total at `{path}` is {value!r}, not a number") from None
 
 
 PAGINATORS: Dict[str, Type[Paginator]] = {
