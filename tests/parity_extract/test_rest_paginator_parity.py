@@ -65,3 +65,43 @@ def test_rest_paginators__read_the_same_records_with_the_same_requests_as_dlt(ca
     ours = _run(lambda url: RestClient(url).paginate(Request(path), build_paginator(config), selector), HIDDEN[hidden])
     record("rest paginators", "identical" if ours == theirs else "differs")
     assert ours == theirs
+
+
+ROWS = [{"id": 1}, {"id": 2}]
+# (case, response body, data_selector): where the records of a page are
+BODIES: List[Tuple[str, Any, Optional[str]]] = [
+    ("list", ROWS, None),
+    ("wrapper_key", {"data": ROWS, "meta": {"total": 2}}, None),
+    ("other_key", {"users": ROWS}, None),
+    ("nested_wrapper", {"response": {"items": ROWS}, "count": 2}, None),
+    ("wrapper_after_a_nested_list", {"meta": {"tags": ["a", "b"]}, "results": ROWS}, None),
+    ("no_wrapper_first_list_wins", {"links": [{"rel": "self"}], "users": ROWS}, None),
+    ("list_three_keys_deep", {"a": {"b": {"items": ROWS}}}, None),
+    ("list_four_keys_deep", {"a": {"b": {"c": {"items": ROWS}}}}, None),
+    ("single_object", {"id": 1, "name": "x"}, None),
+    ("object_under_wrapper", {"data": {"id": 1}}, None),
+    ("empty_list", {"data": []}, None),
+    ("scalar", "text", None),
+    ("selector_list", {"result": {"rows": ROWS}}, "result.rows"),
+    ("selector_object", {"result": {"row": {"id": 1}}}, "result.row"),
+    ("selector_each", {"result": ROWS}, "result[*]"),
+    ("selector_missing", {"result": ROWS}, "other"),
+]
+
+
+@pytest.mark.parametrize("case, body, selector", BODIES, ids=[b[0] for b in BODIES])
+def test_rest_data_selector__takes_the_same_records_from_a_response_as_dlt(case, body, selector):
+    import json
+
+    import requests
+    from dlt.sources.helpers.rest_client import RESTClient
+
+    from python_extract.sources.rest_api.selector import records_path, select_records
+
+    response = requests.Response()
+    response.status_code, response._content = 200, json.dumps(body).encode()
+    client = RESTClient(base_url="http://127.0.0.1")
+    theirs = client.extract_response(response, selector or client.detect_data_selector(response))
+    ours = select_records(body, selector or records_path(body))
+    record("rest data selector", "identical" if ours == theirs else "differs")
+    assert ours == theirs

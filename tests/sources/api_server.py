@@ -120,6 +120,9 @@ class _Handler(BaseHTTPRequestHandler):
         parts = [p for p in url.path.split("/") if p]
         if parts[:1] == ["users"] and len(parts) == 1:
             self._send(200, self.api.users)
+        elif parts[:1] == ["users"] and len(parts) == 2:
+            found = [u for u in self.api.users if str(u.get("id")) == parts[1]]
+            self._send(200, found[0]) if found else self._send(404, {"error": "no such user"})
         elif parts[:1] == ["users"] and len(parts) == 3 and parts[2] == "orders":
             orders = self.api.orders.get(int(parts[1]))
             if orders is None:

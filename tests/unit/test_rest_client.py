@@ -113,3 +113,20 @@ def test_time_filter__query_header_and_json_body_injection(api):
     by_body, _ = _ids(client, "items/search", {"type": "json_link", "next_url_path": "links.next"}, "results",
                       method="POST", json={"filter": {"updated_since": since}})
     assert by_query == by_header == by_body == [4, 5]
+
+
+def test_source__an_endpoint_ending_in_a_placeholder_is_one_record_per_parent_as_in_dlts_rest_api(api):
+    """`users/{parent.id}` without data_selector or paginator: the whole body is the record (not the list it
+    holds, which dlt's guess takes elsewhere) and one page is read, whatever the client's paginator."""
+    from python_extract.sources.registry import get_plugin, resolve_config
+    from python_extract.sources.rest_api.source import RestApiSource
+
+    api.users = [{"id": 1, "name": "Ann", "roles": ["admin", "dev"]}, {"id": 2, "name": "Bob", "roles": []}]
+    config = {"client": {"base_url": api.base_url, "paginator": {"type": "offset", "limit": 2, "total_path": None, "maximum_offset": 6}},
+              "resources": [{"name": "users", "endpoint": {"path": "users", "paginator": "single_page"}},
+                            {"name": "user", "endpoint": {"path": "users/{parent.id}", "parent": "users"}}]}
+    source = RestApiSource(resolve_config(get_plugin("rest_api"), config))
+    endpoint = source.resources["user"]["endpoint"]
+    pages = [list(source.pages(endpoint, parent=user)) for user in api.users]
+    assert pages == [[[api.users[0]]], [[api.users[1]]]]
+    assert [path for _, path, _ in api.requests] == ["/users/1", "/users/2"]  # no offset pages after the record

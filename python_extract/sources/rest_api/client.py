@@ -23,7 +23,7 @@ import tenacity
 from ...errors import SparkloadError
 from .auth import Auth
 from .paginators import Paginator, Request
-from .selector import select_records
+from .selector import records_path, select_records
 
 log = logging.getLogger("sparkload.rest_api")
 
@@ -135,12 +135,15 @@ class RestClient:
         """Pages of records of one endpoint, first to last."""
         request.url = self.url(request.url)
         paginator.init_request(request)
+        selector = data_selector or None
         while True:
             response = self.send(request, actions)
             if response is None:
                 return
             body = response.json() if response.content else None
-            records = select_records(body, data_selector)
+            if selector is None:  # found on the first page, as dlt's client does; later pages are read there
+                selector = records_path(body)
+            records = select_records(body, selector)
             paginator.update_state(response, body, records)
             if records:
                 yield records

@@ -84,6 +84,11 @@ def _fill(value: Any, parent: Dict[str, Any]) -> Any:
     return value
 
 
+def _single_entity(path: str) -> bool:
+    """Whether the path's last segment is a placeholder (`{parent.id}`): an endpoint of one record."""
+    return re.search(r"\{[A-Za-z0-9.\-_]+\}", path.rstrip("/").rsplit("/", 1)[-1]) is not None
+
+
 class RestApiSource:
     """Builds the resources of one REST API config; `source()` gives the `Source` to run."""
 
@@ -115,8 +120,12 @@ class RestApiSource:
         fmt = inc.get("format")
         inject(request, inc.get("start_param"), format_bound(bounds[0], fmt))
         inject(request, inc.get("end_param"), format_bound(bounds[1], fmt))
-        paginator = build_paginator(ep.get("paginator", self.config["client"].get("paginator")))
-        yield from self.client.paginate(request, paginator, ep.get("data_selector"), ep.get("response_actions"))
+        selector, paginator = ep.get("data_selector"), ep.get("paginator")
+        if _single_entity(endpoint["path"]):  # as dlt's rest_api: `users/{parent.id}` answers one record
+            selector = "$" if selector is None else selector
+            paginator = "single_page" if paginator is None else paginator
+        paginator = build_paginator(self.config["client"].get("paginator") if paginator is None else paginator)
+        yield from self.client.paginate(request, paginator, selector, ep.get("response_actions"))
 
     def _records(self, name: str) -> Iterator[Dict[str, Any]]:
         """Every record of a resource without cursor (how a child resource reads its parents)."""
