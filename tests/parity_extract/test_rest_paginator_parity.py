@@ -30,6 +30,8 @@ PAGINATORS: List[Tuple[str, str, Any, Optional[str]]] = [
     ("page_total", "items/page", {"type": "page_number", "base_page": 1, "total_path": "total_pages"}, "data"),
     ("page_default_base", "items/page", {"type": "page_number", "total_path": "total_pages"}, "data"),
     ("page_no_total", "items/page", {"type": "page_number", "base_page": 1, "total_path": None}, "data"),
+    ("page_maximum", "items/page", {"type": "page_number", "base_page": 1, "total_path": None, "maximum_page": 3}, "data"),
+    ("page_first", "items/page", {"type": "page_number", "base_page": 1, "page": 2, "total_path": "total_pages"}, "data"),
     ("cursor", "items/cursor", {"type": "cursor", "cursor_path": "next_cursor", "cursor_param": "cursor"}, "items"),
     ("cursor_has_more", "items/cursor", {"type": "cursor", "cursor_path": "next_cursor", "cursor_param": "cursor",
                                          "has_more_path": "has_more"}, "items"),

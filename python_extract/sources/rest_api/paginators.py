@@ -10,7 +10,7 @@ and stop rules are dlt's `rest_api` paginators' (judged by tests/parity_extract/
 | `header_link` | `links_next_key` (`next`): the `Link` header relation                             |
 | `cursor`      | `cursor_path` (`cursors.next`, body), `cursor_param` (`cursor`, the query parameter) |
 | `offset`      | `limit` (100), `offset` (0), `offset_param`, `limit_param`, `total_path` (`total`), `maximum_offset` |
-| `page_number` | `base_page` (0), `page_param` (`page`), `total_path` (`total`: the number of pages), `page_size`/`page_size_param` |
+| `page_number` | `base_page` (0), `page` (the first, default `base_page`), `page_param` (`page`), `total_path` (`total`: the number of pages), `maximum_page`, `page_size`/`page_size_param` |
 
 When the run stops:
 - `json_link`, `header_link`, `cursor`: when the response has no next URL or cursor (an empty or false one).
@@ -183,10 +183,12 @@ class PageNumber(Paginator):
     total_path: Optional[str] = "total"
     page_size: Optional[int] = None
     page_size_param: str = "per_page"
+    page: Optional[int] = None  # the first page asked for (default base_page)
+    maximum_page: Optional[int] = None  # no page from this one on is asked for
     _page: int = field(default=0, init=False)
 
     def init_request(self, request: Request) -> None:
-        self._page = self.base_page
+        self._page = self.base_page if self.page is None else self.page
         request.params[self.page_param] = self._page
         if self.page_size is not None:
             request.params[self.page_size_param] = self.page_size
@@ -194,7 +196,8 @@ class PageNumber(Paginator):
     def _advance(self, response: Any, body: Any, records: List[Any]) -> None:
         total = _total(self.total_path, response, body)
         self._page += 1
-        self.has_next_page = total is None or self._page < total + self.base_page
+        self.has_next_page = (total is None or self._page < total + self.base_page) and (
+            self.maximum_page is None or self._page < self.maximum_page)
 
     def update_request(self, request: Request) -> None:
         request.params[self.page_param] = self._page

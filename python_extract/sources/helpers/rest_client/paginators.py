@@ -1,0 +1,84 @@
+"""dlt's `dlt.sources.helpers.rest_client.paginators`: the REST API source's paginators (rest_api/paginators.py,
+dlt's stop rules) under dlt's class names and constructor arguments, driven the way dlt's `RESTClient`
+drives them (`init_request(request)`, `update_state(response, data)`, `update_request(request)`,
+`has_next_page`). `BasePaginator` is the base of a paginator of one's own, as in dlt."""
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+from ...rest_api import paginators as source
+
+
+class BasePaginator:
+    """A paginator of one's own: set `self._has_next_page`, implement `update_state` and `update_request`."""
+
+    def __init__(self) -> None:
+        self._has_next_page = True
+
+    @property
+    def has_next_page(self) -> bool:
+        return self._has_next_page
+
+    def init_request(self, request: Any) -> None:
+        """Prepare the first request (optional)."""
+
+    def update_state(self, response: Any, data: Optional[List[Any]] = None) -> None:
+        raise NotImplementedError(f"{type(self).__name__}.update_state")
+
+    def update_request(self, request: Any) -> None:
+        raise NotImplementedError(f"{type(self).__name__}.update_request")
+
+
+class _Driven:
+    """One of the source's paginators driven as dlt's: `update_state(response, data)`."""
+
+    def update_state(self, response: Any, data: Optional[List[Any]] = None) -> None:  # type: ignore[override]
+        body = response.json() if response.content else None
+        source.Paginator.update_state(self, response, body, data or [])  # type: ignore[arg-type]
+
+
+class SinglePagePaginator(_Driven, source.SinglePage):
+    def __init__(self) -> None:
+        source.SinglePage.__init__(self)
+
+
+class JSONLinkPaginator(_Driven, source.JsonLink):
+    def __init__(self, next_url_path: str = "next") -> None:
+        source.JsonLink.__init__(self, next_url_path=next_url_path)
+
+
+JSONResponsePaginator = JSONLinkPaginator  # dlt's older name
+
+
+class HeaderLinkPaginator(_Driven, source.HeaderLink):
+    def __init__(self, links_next_key: str = "next") -> None:
+        source.HeaderLink.__init__(self, links_next_key=links_next_key)
+
+
+class JSONResponseCursorPaginator(_Driven, source.Cursor):
+    def __init__(self, cursor_path: str = "cursors.next", cursor_param: Optional[str] = None,
+                 cursor_body_path: Optional[str] = None, *, stop_after_empty_page: bool = False,
+                 has_more_path: Optional[str] = None) -> None:
+        if cursor_body_path is not None:
+            raise TypeError("JSONResponseCursorPaginator: cursor_body_path is not supported by sparkload; send the cursor "
+                            "as a query parameter (cursor_param)")
+        source.Cursor.__init__(self, cursor_path=cursor_path, cursor_param=cursor_param or "cursor",
+                               stop_after_empty_page=stop_after_empty_page, has_more_path=has_more_path)
+
+
+class OffsetPaginator(_Driven, source.Offset):
+    def __init__(self, limit: int, offset: int = 0, offset_param: str = "offset", limit_param: str = "limit",
+                 total_path: Optional[str] = "total", maximum_offset: Optional[int] = None, *,
+                 stop_after_empty_page: bool = True, has_more_path: Optional[str] = None) -> None:
+        source.Offset.__init__(self, limit=limit, offset=offset, offset_param=offset_param, limit_param=limit_param,
+                               total_path=total_path, maximum_offset=maximum_offset,
+                               stop_after_empty_page=stop_after_empty_page, has_more_path=has_more_path)
+
+
+class PageNumberPaginator(_Driven, source.PageNumber):
+    def __init__(self, base_page: int = 0, page: Optional[int] = None, page_param: str = "page",
+                 total_path: Optional[str] = "total", maximum_page: Optional[int] = None, *,
+                 stop_after_empty_page: bool = True, has_more_path: Optional[str] = None) -> None:
+        source.PageNumber.__init__(self, base_page=base_page, page=page, page_param=page_param, total_path=total_path,
+                                   maximum_page=maximum_page, stop_after_empty_page=stop_after_empty_page,
+                                   has_more_path=has_more_path)
