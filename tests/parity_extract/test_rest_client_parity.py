@@ -88,6 +88,9 @@ CASES: List[Tuple[str, Dict[str, Any], Callable]] = [
         "items/offset", paginator=P(s).OffsetPaginator(limit=2))),
     ("module_paginate", {}, lambda s, url: s.client.paginate(url + "items/offset", params={"limit": 3},
                                                              paginator=P(s).OffsetPaginator(limit=3), data_selector="items")),
+    # no paginator: guessed from the first response (header link, a `next` URL, total pages, a `next` cursor)
+    *[(f"guessed_{style}", {}, lambda s, url, style=style: s.client.RESTClient(url).paginate(f"items/{style}"))
+      for style in ("header_link", "json_link", "page", "cursor", "offset")],
     ("get_returns_an_error_response", {}, lambda s, url: [[s.client.RESTClient(url).get("nothing/here").status_code]]),
 ]
 
@@ -117,8 +120,6 @@ def test_rest_client__refuses_what_it_does_not_do_by_name():
     from python_extract.sources.helpers.rest_client import RESTClient
     from python_extract.sources.helpers.rest_client.paginators import JSONResponseCursorPaginator
 
-    with pytest.raises(TypeError, match="no paginator; sparkload does not guess one"):
-        next(RESTClient("http://127.0.0.1:9").paginate("items"))
     with pytest.raises(TypeError, match="data= .* is not supported"):
         RESTClient("http://127.0.0.1:9").post("items", data={"a": 1})
     with pytest.raises(TypeError, match="cursor_body_path is not supported"):

@@ -40,6 +40,8 @@ PAGINATORS: List[Tuple[str, str, Any, Optional[str]]] = [
     ("json_link", "items/json_link", {"type": "json_link", "next_url_path": "links.next"}, "results"),
     ("header_link", "items/header_link", "header_link", None),
     ("single_page", "items/json_link", "single_page", "results"),
+    # no paginator: guessed from the first response
+    *[(f"guessed_{style}", f"items/{style}", None, None) for style in ("header_link", "json_link", "page", "cursor", "offset")],
 ]
 HIDDEN = {"all_shown": (), "short_page": (2,), "empty_page": (3, 4)}
 

@@ -22,7 +22,7 @@ import tenacity
 
 from ...errors import SparkloadError
 from .auth import Auth
-from .paginators import Paginator, Request
+from .paginators import Paginator, Request, detect_paginator
 from .selector import records_path, select_records
 
 log = logging.getLogger("sparkload.rest_api")
@@ -129,12 +129,14 @@ class RestClient:
         return response
 
     def paginate(
-        self, request: Request, paginator: Paginator, data_selector: Optional[str] = None,
+        self, request: Request, paginator: Optional[Paginator], data_selector: Optional[str] = None,
         actions: Optional[List[Dict[str, Any]]] = None,
     ) -> Iterator[List[Any]]:
-        """Pages of records of one endpoint, first to last."""
+        """Pages of records of one endpoint, first to last; without a paginator, one is guessed from the first
+        response (`detect_paginator`), as dlt's client does."""
         request.url = self.url(request.url)
-        paginator.init_request(request)
+        if paginator is not None:
+            paginator.init_request(request)
         selector = data_selector or None
         while True:
             response = self.send(request, actions)
@@ -144,6 +146,10 @@ class RestClient:
             if selector is None:  # found on the first page, as dlt's client does; later pages are read there
                 selector = records_path(body)
             records = select_records(body, selector)
+            if paginator is None:
+                paginator = detect_paginator(response, body)
+                log.warning("%s %s: no paginator configured; guessed %s from the first response, as dlt does (a guess "
+                            "can miss or repeat pages: configure the paginator)", request.method, request.url, paginator)
             paginator.update_state(response, body, records)
             if records:
                 yield records

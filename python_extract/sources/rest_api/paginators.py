@@ -25,7 +25,7 @@ A page shorter than asked for is not the last one: an API may leave records out 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Dict, List, Optional, Type
+from typing import Any, ClassVar, Dict, List, Optional, Tuple, Type
 from urllib.parse import urljoin
 
 from ...errors import SparkloadError
@@ -219,10 +219,68 @@ PAGINATORS: Dict[str, Type[Paginator]] = {
 }
 
 
-def build_paginator(config: Any) -> Paginator:
-    """A fresh paginator from its config: a dict with `type` plus fields, or just the type name."""
+def detect_paginator(response: Any, body: Any) -> Paginator:
+    """The paginator of an endpoint that has none, guessed from its first response as dlt's client guesses
+    it: a `Link: <...>; rel="next"` header (header_link); else the first key starting with `next` (or its
+    `href`/`url`), looking depth first: a URL (`http...` or `/...`) makes json_link; else a key `total_pages`,
+    `pages` or `totalpages` holding a number makes page_number (base_page 0, the first request had no page);
+    else that `next` key makes cursor; else single_page."""
+    if response.links.get("next"):
+        return HeaderLink()
+    next_path, value = _next_reference(body, ())
+    if next_path and isinstance(value, str) and value.startswith(("http", "/")):
+        return JsonLink(next_url_path=".".join(next_path))
+    pages_path, pages = _total_pages(body, ())
+    if pages_path:
+        try:
+            int(pages)
+            return PageNumber(total_path=".".join(pages_path))
+        except (TypeError, ValueError):
+            pass
+    if next_path:
+        return Cursor(cursor_path=".".join(next_path))
+    return SinglePage()
+
+
+_SCALAR = (str, int, float)
+
+
+def _next_reference(node: Any, keys: Tuple[str, ...]) -> Tuple[Optional[Tuple[str, ...]], Any]:
+    if not isinstance(node, dict):
+        return None, None
+    for key, value in node.items():
+        if key.lower().startswith("next"):
+            if isinstance(value, dict):
+                for inner, link in value.items():
+                    if inner.lower().startswith(("href", "url")) and isinstance(link, _SCALAR):
+                        return (*keys, key, inner), link
+            elif isinstance(value, _SCALAR):
+                return (*keys, key), value
+        if isinstance(value, dict):
+            found = _next_reference(value, (*keys, key))
+            if found[0]:
+                return found
+    return None, None
+
+
+def _total_pages(node: Any, keys: Tuple[str, ...]) -> Tuple[Optional[Tuple[str, ...]], Any]:
+    if not isinstance(node, dict):
+        return None, None
+    for key, value in node.items():
+        if key.lower() in ("total_pages", "pages", "totalpages") and isinstance(value, _SCALAR):
+            return (*keys, key), value
+        if isinstance(value, dict):
+            found = _total_pages(value, (*keys, key))
+            if found[0]:
+                return found
+    return None, None
+
+
+def build_paginator(config: Any) -> Optional[Paginator]:
+    """A fresh paginator from its config: a dict with `type` plus fields, or just the type name; None for
+    none (the client then guesses one from the first response: `detect_paginator`)."""
     if config is None:
-        return SinglePage()
+        return None
     if isinstance(config, Paginator):
         return type(config)(**{f.name: getattr(config, f.name) for f in fields(config) if f.init})
     if isinstance(config, str):

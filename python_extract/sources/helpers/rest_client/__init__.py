@@ -13,24 +13,26 @@ it), and the retrying session of `python_extract.sources.helpers.requests`.
 As in dlt: `paginate` yields every page (an empty one too) as a `PageData` list carrying its `request`,
 `response`, `paginator` and `auth`; an error status raises `requests.HTTPError` unless `hooks={"response":
 [...]}` replace that check (a hook may raise `IgnoreResponseException` to end the pages); `request`, `get`
-and `post` return the response as it came. Differences, each refused by name: sparkload does not guess a
-paginator from the first response (pass one: `paginator=` here or on the client), no `data=` body, no
-OAuth2 auth class, no JSON-body cursor (`cursor_body_path`).
+and `post` return the response as it came. Refused by name: `data=` bodies, the OAuth2 auth class, a JSON-body
+cursor (`cursor_body_path`).
 """
 from __future__ import annotations
 
 import copy
+import logging
 from typing import Any, Dict, Iterator, List, Optional
 from urllib.parse import urljoin, urlparse
 
 from requests import Request, Response
 
+from ...rest_api.paginators import detect_paginator
 from ...rest_api.selector import records_path, select_records
 from ..requests import Session
 from .exceptions import IgnoreResponseException
-from .paginators import BasePaginator
+from .paginators import BasePaginator, _driven
 
 __all__ = ["RESTClient", "PageData", "paginate"]
+log = logging.getLogger("sparkload.rest_client")
 
 
 class PageData(List[Any]):
@@ -83,13 +85,11 @@ class RESTClient:
                  hooks: Optional[Dict[str, Any]] = None, headers: Optional[Dict[str, Any]] = None, *,
                  data: Any = None, **kwargs: Any) -> Iterator[PageData]:
         paginator = paginator if paginator else copy.deepcopy(self.paginator)
-        if paginator is None:
-            raise TypeError(f"RESTClient.paginate({path!r}): no paginator; sparkload does not guess one from the first "
-                            "response as dlt does: pass paginator= (SinglePagePaginator() for one page)")
         auth = auth or self.auth
         check = not (hooks and "response" in hooks)  # response hooks of one's own replace the status check
         request = self._request(path, method, headers, params, json, auth, hooks, data)
-        paginator.init_request(request)
+        if paginator is not None:
+            paginator.init_request(request)
         selector = data_selector or self.data_selector or None
         while True:
             try:
@@ -102,6 +102,10 @@ class RESTClient:
             if selector is None:
                 selector = records_path(body)
             records = select_records(body, selector)
+            if paginator is None:  # guessed from the first response, as dlt's client does
+                paginator = _driven(detect_paginator(response, body))
+                log.warning("%s: no paginator given; guessed %s from the first response, as dlt does (a guess can "
+                            "miss or repeat pages: pass paginator=)", response.url, type(paginator).__name__)
             paginator.update_state(response, records)
             paginator.update_request(request)
             yield PageData(records, request=request, response=response, paginator=paginator, auth=auth)

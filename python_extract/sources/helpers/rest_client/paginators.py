@@ -82,3 +82,14 @@ class PageNumberPaginator(_Driven, source.PageNumber):
         source.PageNumber.__init__(self, base_page=base_page, page=page, page_param=page_param, total_path=total_path,
                                    maximum_page=maximum_page, stop_after_empty_page=stop_after_empty_page,
                                    has_more_path=has_more_path)
+
+
+_DRIVEN = {source.SinglePage: SinglePagePaginator, source.JsonLink: JSONLinkPaginator, source.HeaderLink: HeaderLinkPaginator,
+           source.Cursor: JSONResponseCursorPaginator, source.Offset: OffsetPaginator, source.PageNumber: PageNumberPaginator}
+
+
+def _driven(paginator: source.Paginator) -> Any:
+    """One of the source's paginators (a guessed one) as its dlt-named class, with the same state."""
+    driven = object.__new__(_DRIVEN[type(paginator)])
+    driven.__dict__.update(paginator.__dict__)
+    return driven
