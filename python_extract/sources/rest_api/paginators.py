@@ -227,10 +227,10 @@ def detect_paginator(response: Any, body: Any) -> Paginator:
     else that `next` key makes cursor; else single_page."""
     if response.links.get("next"):
         return HeaderLink()
-    next_path, value = _next_reference(body, ())
+    next_path, value = _first(body, (), _next_key)
     if next_path and isinstance(value, str) and value.startswith(("http", "/")):
         return JsonLink(next_url_path=".".join(next_path))
-    pages_path, pages = _total_pages(body, ())
+    pages_path, pages = _first(body, (), _pages_key)
     if pages_path:
         try:
             int(pages)
@@ -245,35 +245,34 @@ def detect_paginator(response: Any, body: Any) -> Paginator:
 _SCALAR = (str, int, float)
 
 
-def _next_reference(node: Any, keys: Tuple[str, ...]) -> Tuple[Optional[Tuple[str, ...]], Any]:
+def _first(node: Any, keys: Tuple[str, ...], pick) -> Tuple[Optional[Tuple[str, ...]], Any]:
+    """Depth first through the body's objects: the keys and value of the first entry `pick(key, value)` takes."""
     if not isinstance(node, dict):
         return None, None
     for key, value in node.items():
-        if key.lower().startswith("next"):
-            if isinstance(value, dict):
-                for inner, link in value.items():
-                    if inner.lower().startswith(("href", "url")) and isinstance(link, _SCALAR):
-                        return (*keys, key, inner), link
-            elif isinstance(value, _SCALAR):
-                return (*keys, key), value
+        found = pick(key, value)
+        if found is not None:
+            return (*keys, *found[0]), found[1]
         if isinstance(value, dict):
-            found = _next_reference(value, (*keys, key))
-            if found[0]:
-                return found
+            deeper = _first(value, (*keys, key), pick)
+            if deeper[0]:
+                return deeper
     return None, None
 
 
-def _total_pages(node: Any, keys: Tuple[str, ...]) -> Tuple[Optional[Tuple[str, ...]], Any]:
-    if not isinstance(node, dict):
-        return None, None
-    for key, value in node.items():
-        if key.lower() in ("total_pages", "pages", "totalpages") and isinstance(value, _SCALAR):
-            return (*keys, key), value
+def _next_key(key: str, value: Any) -> Optional[Tuple[Tuple[str, ...], Any]]:
+    if key.lower().startswith("next"):
         if isinstance(value, dict):
-            found = _total_pages(value, (*keys, key))
-            if found[0]:
-                return found
-    return None, None
+            for inner, link in value.items():
+                if inner.lower().startswith(("href", "url")) and isinstance(link, _SCALAR):
+                    return (key, inner), link
+        elif isinstance(value, _SCALAR):
+            return (key,), value
+    return None
+
+
+def _pages_key(key: str, value: Any) -> Optional[Tuple[Tuple[str, ...], Any]]:
+    return ((key,), value) if key.lower() in ("total_pages", "pages", "totalpages") and isinstance(value, _SCALAR) else None
 
 
 def build_paginator(config: Any) -> Optional[Paginator]:
