@@ -32,6 +32,24 @@ def extracting(source: str, resource: str, source_state: Dict[str, Any], resourc
         _CURRENT.reset(token)
 
 
+def stepped_as(iterator: Iterator[Any], source: str, resource: str, source_state: Dict[str, Any],
+               resource_state: Dict[str, Any]) -> Iterator[Any]:
+    """`iterator` with each of its steps run as `resource` being extracted: a parent resource run inside its
+    transformer's pass sees its own state, as in dlt."""
+    steps = iter(iterator)
+    try:
+        while True:
+            with extracting(source, resource, source_state, resource_state):
+                try:
+                    item = next(steps)
+                except StopIteration:
+                    return
+            yield item
+    finally:
+        with extracting(source, resource, source_state, resource_state):
+            getattr(steps, "close", lambda: None)()
+
+
 def _now(what: str) -> _Extracting:
     found = _CURRENT.get()
     if found is None:

@@ -359,7 +359,7 @@ class Extractor:
         parent_filters.extend(own)
         if parent.is_transformer:  # a chain: the grandparent through its own cursors in turn
             bound["parent_pages"] = self._parent_pages(parent, parent_filters)
-        pages = parent.pages(**bound)
+        pages = current.stepped_as(parent.pages(**bound), source, parent.name, self.state["sources"][source], pstate)
         kept = (page for page in map(lambda page: _filtered(page, own), pages) if page is not None)
         return parent._limited(kept) if parent.limit is not None else kept
 

@@ -152,6 +152,37 @@ def test_transformer_chain__each_parent_through_its_own_cursor_run_alone_or_toge
     record("incremental", "identical")
 
 
+def test_transformer_alone__its_parent_reads_and_writes_its_own_resource_state_as_in_dlt(home, lakehouse):
+    """A parent run only to feed its transformer (`parent | transformer`) calls `current.resource_state()`:
+    that is the parent's state, not the transformer's, and it is committed with the load, run after run."""
+    import dlt
+
+    def pipes(dlt_like: Any):
+        @dlt_like.resource
+        def counted():
+            state = dlt_like.current.resource_state()
+            state["parent_calls"] = state.get("parent_calls", 0) + 1
+            yield [{"id": 1}, {"id": 2}]
+
+        @dlt_like.transformer
+        def doubled(items):
+            state = dlt_like.current.resource_state()
+            state["pages"] = state.get("pages", 0) + 1
+            for item in items:
+                yield {"id": item["id"], "twice": 2 * item["id"]}
+        return counted, doubled
+
+    theirs, ours = DltSide(home, "tr_state"), SparkloadSide(lakehouse, home, "tr_state")
+    their_pipes, our_pipes = pipes(dlt), pipes(sl)
+    for run in range(2):
+        for side, (counted, doubled) in ((theirs, their_pipes), (ours, our_pipes)):
+            side.run([counted | doubled])
+        for resource in ("counted", "doubled"):
+            assert ours.resource_state(resource) == theirs.resource_state(resource), (run, resource)
+    assert ours.resource_state("counted") == {"parent_calls": 2} and ours.resource_state("doubled") == {"pages": 2}
+    record("incremental", "identical")
+
+
 def test_transformers_docs_example__runs_as_written(lakehouse, tmp_path, monkeypatch):
     """The example of docs/extractor.md, section Transformers, executed as written on the test lakehouse."""
     from ..deploy.commands import readme_blocks
