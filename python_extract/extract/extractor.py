@@ -19,7 +19,7 @@ import logging
 import pickle
 import tempfile
 import time
-from typing import IO, Any, Callable, Dict, Iterator, List, Optional
+from typing import IO, Any, Dict, Iterator, List, Optional
 
 from ..contract import KEY_HINTS, as_key_list, check_columns, split_disposition
 from ..errors import PipelineStepFailed, SparkloadError
@@ -35,7 +35,7 @@ from .checkpoint import CHECKPOINT
 from .incremental import Incremental
 from .mark import HintsMarked, TableNamed
 from .resource import Resource, ResourceState
-from .windows import DateWindows, Window
+from .windows import DateWindows
 
 log = logging.getLogger("sparkload.extract")
 PROGRESS_EVERY = 10_000

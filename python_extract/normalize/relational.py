@@ -21,7 +21,7 @@ Yields `(table, row)` with parent rows before their children.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple
 
 from ..contract import ID, LIST_IDX, LOAD_ID, PARENT_ID, ROOT_ID
 from .exceptions import ColumnNameCollision

@@ -14,7 +14,6 @@ import logging
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import venv
 from dataclasses import dataclass

@@ -7,7 +7,7 @@ import datetime as dt
 import glob
 import os
 from dataclasses import dataclass
-from typing import IO, Any, List
+from typing import IO, List
 
 from ... import timeutil
 
