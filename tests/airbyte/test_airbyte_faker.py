@@ -67,7 +67,7 @@ def test_connector__its_config_catalog_and_state_files_are_gone_when_each_comman
     reading = connector.read(catalog, state=[{"type": "STREAM", "stream": {"stream_descriptor": {"name": "users"}}}])
     next(m for m in reading if m["type"] == "RECORD")
     (folder,) = scratch.iterdir()  # while the read runs: the three files, readable by their owner only
-    assert sorted(p.name for p in folder.iterdir()) == ["catalog.json", "config.json", "state.json"]
+    assert sorted(p.name for p in folder.iterdir() if p.is_file()) == ["catalog.json", "config.json", "state.json"]
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and "s3cr3t" in (folder / "config.json").read_text()
     reading.close()  # the caller stops early
     assert list(scratch.iterdir()) == []

@@ -59,7 +59,7 @@ def resolve_executable(config: Dict[str, Any], venvs_dir: Path) -> List[str]:
 class Connector:
     """An Airbyte connector run as a process per command. The files a command reads (config with its
     secrets, catalog, state) are written to a private temporary folder (mode 0700) that is removed when the
-    command ends, however it ends."""
+    command ends, however it ends; it is the connector's temporary directory too (TMPDIR)."""
     command: List[str]
     config: Dict[str, Any]
 
@@ -74,8 +74,10 @@ class Connector:
             yield from self._run(args, workdir)
 
     def _run(self, args: Tuple[str, ...], workdir: str) -> Iterator[Dict[str, Any]]:
+        # TMPDIR: the connector's own temporary files (airbyte-cdk writes the config there too) go into the
+        # command's folder and are removed with it, also when the connector is stopped before it cleans up
         proc = subprocess.Popen([*self.command, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                cwd=workdir, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                cwd=workdir, env={**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": workdir})
         error: Optional[str] = None
         try:
             assert proc.stdout is not None
