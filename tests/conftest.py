@@ -17,7 +17,8 @@ types) run by default; `--thrift all` (or SPARKLOAD_THRIFT=all) runs every test 
 
 Tiers: `tests/unit/` is the fast tier (no JVM, no dbt run; its conftest guards that) and runs first;
 every other folder is the execution tier, the judge of behaviour. Every JVM of the run (this process's
-session, the CLI's, the servers') compiles with the client compiler only (`TEST_JVM_OPTS`).
+session, the CLI's, the servers') compiles with the client compiler only (`TEST_JVM_OPTS`) and maps its
+classes from a class data sharing archive trained once per JVM and jar set (`support/jvm_archive.py`).
 
 Parallel runs (`pytest -n 2 --dist loadgroup`, pytest-xdist, as `make test` does): each worker is a run
 of its own, with its own lakehouse, SparkSession, thrift server and watchdog, and ends when the controller
@@ -64,6 +65,7 @@ GROUP_SECONDS = Path(__file__).with_name("group_seconds.json")  # {group: second
 GROUP_SECONDS_KEY = "sparkload/group_seconds"
 
 from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared by every test folder)
+from .support.jvm_archive import jvm_archive_opts  # noqa: E402
 
 
 def pytest_addoption(parser):
@@ -74,6 +76,13 @@ def pytest_addoption(parser):
                           "whose code path differs there (default, 'wire'), or every one ('all')")
 
 
+def fast_tier_only(config) -> bool:
+    """Whether this run collects only the fast tier (no JVM starts, so no class archive is needed)."""
+    paths = [Path(a.split("::")[0]).resolve() for a in config.args]
+    return bool(config.option.collectonly) or (bool(paths) and all(
+        p.is_relative_to(REPO / FAST_TIER) or p == REPO / "tests" / "test_docs.py" for p in paths))
+
+
 @pytest.hookimpl(trylast=True)  # after pytest's tmpdir plugin has configured the base temporary folder
 def pytest_configure(config):
     # the scratch files of every JVM of the run, embedded or started by a test (blockmgr-* and spark-* folders,
@@ -82,9 +91,12 @@ def pytest_configure(config):
     scratch = config._tmp_path_factory.getbasetemp() / "jvm-tmp"
     scratch.mkdir(exist_ok=True)
     os.environ.setdefault("SPARK_LOCAL_DIRS", str(scratch))
+    archive = "" if XDIST_WORKER or fast_tier_only(config) else jvm_archive_opts(TEST_JVM_OPTS, scratch)
     for var in JVM_OPTS_VARS:
         if TEST_JVM_OPTS not in os.environ.get(var, ""):
             os.environ[var] = f"{os.environ.get(var, '')} {TEST_JVM_OPTS}".strip()
+        if archive and "-XX:SharedArchiveFile=" not in os.environ[var]:  # workers and child runs inherit it
+            os.environ[var] += f" {archive}"
         if "-Djava.io.tmpdir=" not in os.environ[var]:
             os.environ[var] += f" -Djava.io.tmpdir={os.environ['SPARK_LOCAL_DIRS']}"
     if XDIST_WORKER:  # dbt's partial parse, manifest and run results of this worker only
