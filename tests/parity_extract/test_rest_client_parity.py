@@ -124,3 +124,31 @@ def test_rest_client__refuses_what_it_does_not_do_by_name():
         RESTClient("http://127.0.0.1:9").post("items", data={"a": 1})
     with pytest.raises(TypeError, match="cursor_body_path is not supported"):
         JSONResponseCursorPaginator(cursor_body_path="cursor")
+
+
+def _paginator_classes(side) -> Dict[str, Any]:
+    """How one side's `BasePaginator` treats subclasses: one missing `update_request` is refused when created
+    (the error's class), a complete one is created, and each built-in paginator is an instance of it."""
+    base = side.paginators.BasePaginator
+
+    class Incomplete(base):
+        def update_state(self, response, data=None):
+            self._has_next_page = False
+
+    try:
+        Incomplete()
+        incomplete = None
+    except Exception as e:  # noqa: BLE001 - compared by class name
+        incomplete = type(e).__name__
+    P = side.paginators
+    builtins = [P.SinglePagePaginator(), P.JSONLinkPaginator(), P.HeaderLinkPaginator(), P.JSONResponseCursorPaginator(),
+                P.OffsetPaginator(limit=2), P.PageNumberPaginator()]
+    return {"incomplete": incomplete, "complete": _custom(side).has_next_page,
+            "builtins": [isinstance(p, base) for p in builtins]}
+
+
+def test_rest_client__base_paginator_refuses_an_incomplete_subclass_and_is_the_builtins_base_as_dlts():
+    theirs = _paginator_classes(_side("dlt.sources.helpers.rest_client"))
+    ours = _paginator_classes(_side("python_extract.sources.helpers.rest_client"))
+    assert theirs == {"incomplete": "TypeError", "complete": True, "builtins": [True] * 6}  # dlt 1.31, as read
+    assert ours == theirs

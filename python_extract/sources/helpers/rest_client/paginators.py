@@ -4,13 +4,16 @@ drives them (`init_request(request)`, `update_state(response, data)`, `update_re
 `has_next_page`). `BasePaginator` is the base of a paginator of one's own, as in dlt."""
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any, List, Optional
 
 from ...rest_api import paginators as source
 
 
-class BasePaginator:
-    """A paginator of one's own: set `self._has_next_page`, implement `update_state` and `update_request`."""
+class BasePaginator(ABC):
+    """A paginator of one's own: set `self._has_next_page`, implement `update_state` and `update_request`.
+    A subclass missing one of them cannot be created (as in dlt). The built-in paginators below are
+    registered as its subclasses, so `isinstance(p, BasePaginator)` holds for them too."""
 
     def __init__(self) -> None:
         self._has_next_page = True
@@ -22,11 +25,13 @@ class BasePaginator:
     def init_request(self, request: Any) -> None:
         """Prepare the first request (optional)."""
 
+    @abstractmethod
     def update_state(self, response: Any, data: Optional[List[Any]] = None) -> None:
-        raise NotImplementedError(f"{type(self).__name__}.update_state")
+        """Read a response (and the records selected from it): set `_has_next_page` and the next request's state."""
 
+    @abstractmethod
     def update_request(self, request: Any) -> None:
-        raise NotImplementedError(f"{type(self).__name__}.update_request")
+        """Set the next request's parameters from the state."""
 
 
 class _Driven:
@@ -86,6 +91,10 @@ class PageNumberPaginator(_Driven, source.PageNumber):
 
 _DRIVEN = {source.SinglePage: SinglePagePaginator, source.JsonLink: JSONLinkPaginator, source.HeaderLink: HeaderLinkPaginator,
            source.Cursor: JSONResponseCursorPaginator, source.Offset: OffsetPaginator, source.PageNumber: PageNumberPaginator}
+
+
+for _builtin in set(_DRIVEN.values()):
+    BasePaginator.register(_builtin)
 
 
 def _driven(paginator: source.Paginator) -> Any:
