@@ -190,3 +190,18 @@ def test_paginators_and_auth__land_every_page_into_staging_through_rate_limits(
     expected = [(1,)] if path == "items/single" else [(i,) for i in range(1, 6)]
     assert staged(pipe, "items", "id") == expected
     assert path == "items/single" or any(r for r in api.requests)  # pages were requested through the 429s
+
+
+@pytest.mark.parametrize("path, landed, pages", [
+    ("items/json_link", 5, 3), ("items/header_link", 5, 3), ("items/cursor", 5, 3),
+    ("items/offset", 2, 1),  # a `total` alone is no offset paginator to dlt: one page, with the warning
+])
+def test_guessed_paginator_and_records_path__land_what_dlts_guess_reads(api, pipe, caplog, path, landed, pages):
+    """No paginator and no data_selector in the config: as dlt's rest_api, the first page's response shows
+    where the records are and how to page on, and a warning names the guess (the guesses themselves are
+    judged against dlt in tests/parity_extract/test_rest_paginator_parity.py); what it reads lands."""
+    api.items = [item(i, i) for i in range(1, 6)]
+    pipe.run(source(api, {"name": "items", "endpoint": {"path": path}}))
+    assert staged(pipe, "items", "id", "name") == [(i, f"item {i}") for i in range(1, landed + 1)]
+    assert len([q for _, p, q in api.requests if p == "/" + path]) == pages
+    assert any("no paginator configured; guessed" in r.getMessage() for r in caplog.records)
