@@ -137,7 +137,7 @@ class Extractor:
         limit = min(BATCH_ITEMS, writer.batch_rows)
         static_table = None  # the table of every item when the resource's table name is not a function
         limit_ = res.limit
-        counted, opened = 0, time.monotonic()
+        counter = limit_.counter() if limit_ is not None else None
         try:
             pages_iter = res.pages(**bound_cursors, **bound)
             for page in pages_iter:
@@ -199,12 +199,10 @@ class Extractor:
                         break
                 if kept_page:
                     pickle.dump(kept_page if page_type is list or isinstance(page, list) else kept_page[0], tee)
-                if limit_ is not None and not closing:
+                if counter is not None and not closing:
                     # dlt counts after the cursors: a yield they left something of, or one that came empty
                     kept = written + sum(map(len, batches.values())) - kept_before
-                    counted += kept if limit_.count_rows else int(kept > 0 or empty)
-                    closing = (limit_.max_items is not None and counted >= limit_.max_items) or (
-                        limit_.max_time is not None and time.monotonic() - opened > limit_.max_time)
+                    closing = counter.reached(kept, counts=kept > 0 or empty)
                 if closing:
                     getattr(pages_iter, "close", lambda: None)()
                     break

@@ -42,6 +42,24 @@ class Limit:
     max_time: Optional[float]
     count_rows: bool
 
+    def counter(self) -> "LimitCounter":
+        return LimitCounter(self)
+
+
+class LimitCounter:
+    """One run's count against a `Limit`, from when it was made. What a yield counts is the caller's: a
+    resource iterated directly counts every yield, a pipeline only what its cursors left (as dlt does)."""
+
+    def __init__(self, limit: Limit):
+        self.limit, self.counted, self.opened = limit, 0, time.monotonic()
+
+    def reached(self, rows: int, counts: bool = True) -> bool:
+        """Count a yield of `rows` rows (when `count_rows`; else one yield, if `counts`): is the limit reached?"""
+        limit = self.limit
+        self.counted += rows if limit.count_rows else int(counts)
+        return (limit.max_items is not None and self.counted >= limit.max_items) or (
+            limit.max_time is not None and time.monotonic() - self.opened > limit.max_time)
+
 
 class Resource:
     """An iterable of items with table hints; calling it binds arguments of the wrapped function."""
@@ -265,18 +283,13 @@ class Resource:
 
     def _limited(self, pages: Iterator[Any]) -> Iterator[Any]:
         """`pages` up to the limit: `max_items` yields (rows with `count_rows`), then closed; or `max_time`."""
-        limit, counted, opened = self.limit, 0, time.monotonic()
+        counter = self.limit.counter()
         try:
-            if limit.max_items == 0:
+            if self.limit.max_items == 0:
                 return
             for page in pages:
                 yield page
-                if limit.count_rows:
-                    counted += len(page) if isinstance(page, list) else getattr(page, "num_rows", 1)
-                else:
-                    counted += 1
-                if (limit.max_items is not None and counted >= limit.max_items) or (
-                        limit.max_time is not None and time.monotonic() - opened > limit.max_time):
+                if counter.reached(len(page) if isinstance(page, list) else getattr(page, "num_rows", 1)):
                     return
         finally:
             getattr(pages, "close", lambda: None)()
