@@ -1,6 +1,8 @@
 """The dbt edit-run loop (not a test): wall time of a no-op `dbt run` of a small project, cold (method
 embedded: a JVM starts in the dbt process) against warm (`warm: true`: the lakehouse's warm server),
-measured in the same run on the same lakehouse, with `dbt --version` as the floor of any dbt call.
+measured in the same run on the same lakehouse, with `dbt --version` as the floor of any dbt call. Cold
+runs alternate between a JVM with the class archive `sparkload lakehouse setup` trains (trained first
+if missing) and one without it (`-Xshare:auto` in SPARK_SUBMIT_OPTS: the JVM's own class sharing).
 
     .venv/bin/python benchmarks/bench_dbt_loop.py [--reps 3] [--home DIR] [--profile]
 
@@ -59,7 +61,7 @@ class Call:
         self.work = work
         self.count = 0
 
-    def __call__(self, *args: str, prefix=()) -> dict:
+    def __call__(self, *args: str, prefix=(), env=None) -> dict:
         self.count += 1
         logs = self.work / f"logs-{self.count}"
         cli = [*prefix, str(BIN / "dbt"), *args]
@@ -67,7 +69,7 @@ class Call:
             cli += ["--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT), "--log-path", str(logs),
                     "--log-format-file", "json", "--log-level-file", "debug"]
         launched, t0 = time.time(), time.perf_counter()
-        done = subprocess.run(cli, env=self.env, cwd=PROJECT, capture_output=True, text=True)
+        done = subprocess.run(cli, env={**self.env, **(env or {})}, cwd=PROJECT, capture_output=True, text=True)
         wall = time.perf_counter() - t0
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(cli)} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -167,6 +169,7 @@ def main() -> int:
     args = parser.parse_args()
 
     sys.path.insert(0, str(REPO))
+    from python_extract.lakehouse import LakehouseConfig, class_archive
     from python_extract.servers.warm import stop_server
 
     home = Path(args.home or tempfile.mkdtemp(prefix="sparkload-bench-loop-")).resolve()
@@ -180,10 +183,18 @@ def main() -> int:
         subprocess.run([str(BIN / "dbt"), "deps", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)],
                        env=call.env, cwd=PROJECT, check=True, capture_output=True)
         call("run", "--target", "cold")  # builds the tables from the load; every later run is a no-op
+        started = time.perf_counter()
+        archive = class_archive.ensure(LakehouseConfig.from_env(home=home))
+        print(f"class archive: {archive[0] if archive else 'none'} "
+              f"({f'trained in {time.perf_counter() - started:.0f} s' if archive and archive[1] else 'present'})")
+        bare_env = {"SPARK_SUBMIT_OPTS": f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} -Xshare:auto".strip()}
 
         version = [call("--version")["wall"] for _ in range(args.reps)]
         floor = [call("--help")["wall"] for _ in range(args.reps)]
-        cold = [call("run", "--target", "cold") for _ in range(args.reps)]
+        cold, bare = [], []
+        for _ in range(args.reps):
+            cold.append(call("run", "--target", "cold"))
+            bare.append(call("run", "--target", "cold", env=bare_env))
         stop_server(home)
         first_warm = call("run", "--target", "warm")
         warm = [call("run", "--target", "warm") for _ in range(args.reps)]
@@ -192,18 +203,20 @@ def main() -> int:
         c_wall, w_wall = _median(r["wall"] for r in cold), _median(r["wall"] for r in warm)
         c_first, w_first = _median(r["first_query"] for r in cold), _median(r["first_query"] for r in warm)
         c_vq, w_vq = _median(r["version_to_query"] for r in cold), _median(r["version_to_query"] for r in warm)
+        b_wall, b_first, b_vq = (_median(r[k] for r in bare) for k in ("wall", "first_query", "version_to_query"))
         v, f = _median(version), _median(floor)
         print(f"load average before: {load_before}; after: {_load()}  (1 / 5 / 15 min)")
         print(f"no-op `dbt run` of benchmarks/loop_project (2 sparkload models + 1 view), median of {args.reps}:")
-        print(f"  {'':34s}{'cold (embedded)':>17s}{'warm':>10s}{'cold/warm':>11s}")
-        print(f"  {'wall':34s}{c_wall:15.2f} s{w_wall:8.2f} s{c_wall / w_wall:10.1f}x")
-        print(f"  {'launch -> first query answered':34s}{c_first:15.2f} s{w_first:8.2f} s{c_first / w_first:10.1f}x")
-        print(f"  {'version -> first query answered':34s}{c_vq:15.2f} s{w_vq:8.2f} s{c_vq / w_vq:10.1f}x")
-        print(f"  {'`dbt --help` (floor of any call)':34s}{f:15.2f} s{f:8.2f} s")
-        print(f"  {'`dbt --version` (asks PyPI)':34s}{v:15.2f} s{v:8.2f} s")
-        print(f"  {'first warm run (starts the server)':34s}{'':17s}{first_warm['wall']:8.2f} s")
-        each = [", ".join(f"{r['wall']:.1f}" for r in runs) for runs in (cold, warm)]
-        print(f"  each run, wall: cold {each[0]} s; warm {each[1]} s")
+        print(f"  {'':34s}{'cold, no archive':>17s}{'cold (embedded)':>17s}{'archive/none':>13s}{'warm':>10s}"
+              f"{'cold/warm':>11s}")
+        for label, b, c, w in (("wall", b_wall, c_wall, w_wall), ("launch -> first query answered", b_first, c_first, w_first),
+                               ("version -> first query answered", b_vq, c_vq, w_vq)):
+            print(f"  {label:34s}{b:15.2f} s{c:15.2f} s{c / b:12.2f}x{w:8.2f} s{c / w:10.1f}x")
+        print(f"  {'`dbt --help` (floor of any call)':34s}{f:15.2f} s{f:15.2f} s{'':13s}{f:8.2f} s")
+        print(f"  {'`dbt --version` (asks PyPI)':34s}{v:15.2f} s{v:15.2f} s{'':13s}{v:8.2f} s")
+        print(f"  {'first warm run (starts the server)':34s}{'':45s}{first_warm['wall']:8.2f} s")
+        each = [", ".join(f"{r['wall']:.1f}" for r in runs) for runs in (bare, cold, warm)]
+        print(f"  each run, wall: cold without archive {each[0]} s; cold {each[1]} s; warm {each[2]} s")
         print(f"goal: warm no-op <= {GOAL:.0f} s wall: {'met' if w_wall <= GOAL else 'NOT met'} ({w_wall:.2f} s)")
         if args.profile:
             _profile(call)

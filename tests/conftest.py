@@ -17,8 +17,10 @@ types) run by default; `--thrift all` (or SPARKLOAD_THRIFT=all) runs every test 
 
 Tiers: `tests/unit/` is the fast tier (no JVM, no dbt run; its conftest guards that) and runs first;
 every other folder is the execution tier, the judge of behaviour. Every JVM of the run (this process's
-session, the CLI's, the servers') compiles with the client compiler only (`TEST_JVM_OPTS`) and maps its
-classes from a class data sharing archive trained once per JVM and jar set (`support/jvm_archive.py`).
+session, the CLI's, the servers') compiles with the client compiler only (`TEST_JVM_OPTS`); the run trains
+the product's class archive for these options before its first session (`python_extract/lakehouse/
+class_archive.py`, as `sparkload lakehouse setup` does), so every session's JVM, the CLI's and dbt's
+child processes' too, maps its classes from it.
 
 Parallel runs (`pytest -n 2 --dist loadgroup`, pytest-xdist, as `make test` does): each worker is a run
 of its own, with its own lakehouse, SparkSession, thrift server and watchdog, and ends when the controller
@@ -65,7 +67,6 @@ GROUP_SECONDS = Path(__file__).with_name("group_seconds.json")  # {group: second
 GROUP_SECONDS_KEY = "sparkload/group_seconds"
 
 from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared by every test folder)
-from .support.jvm_archive import jvm_archive_opts  # noqa: E402
 
 
 def pytest_addoption(parser):
@@ -91,14 +92,15 @@ def pytest_configure(config):
     scratch = config._tmp_path_factory.getbasetemp() / "jvm-tmp"
     scratch.mkdir(exist_ok=True)
     os.environ.setdefault("SPARK_LOCAL_DIRS", str(scratch))
-    archive = "" if XDIST_WORKER or fast_tier_only(config) else jvm_archive_opts(TEST_JVM_OPTS, scratch)
     for var in JVM_OPTS_VARS:
         if TEST_JVM_OPTS not in os.environ.get(var, ""):
             os.environ[var] = f"{os.environ.get(var, '')} {TEST_JVM_OPTS}".strip()
-        if archive and "-XX:SharedArchiveFile=" not in os.environ[var]:  # workers and child runs inherit it
-            os.environ[var] += f" {archive}"
         if "-Djava.io.tmpdir=" not in os.environ[var]:
             os.environ[var] += f" -Djava.io.tmpdir={os.environ['SPARK_LOCAL_DIRS']}"
+    if not (XDIST_WORKER or fast_tier_only(config)):  # the workers start after it, and find it
+        from python_extract.lakehouse import LakehouseConfig, class_archive
+
+        class_archive.ensure(LakehouseConfig.from_env(home=scratch / "class-archive"))
     if XDIST_WORKER:  # dbt's partial parse, manifest and run results of this worker only
         os.environ["DBT_TARGET_PATH"] = str(INTEGRATION / "target" / XDIST_WORKER)
         end_with_the_controller()

@@ -1,7 +1,7 @@
 """The dbt adapter loads what its connection uses, never the extractor: a `dbt debug` on the embedded
 target (which opens the SparkSession through python_extract.lakehouse) imports the lakehouse's settings,
-session and jar modules and the settings resolver, and no extractor module, server supervision or pyarrow
-(the package faces of python_extract and python_extract.lakehouse are lazy; numpy comes with pyspark.sql
+session, jar and class archive modules and the settings resolver, and no extractor module, server
+supervision or pyarrow (the package faces of python_extract and python_extract.lakehouse are lazy; numpy comes with pyspark.sql
 itself); a `dbt parse` over thrift, which opens no session, imports only the Java-error helper.
 
 The embedded test also prints how long a dbt invocation takes to its first query (`pytest -s` shows it),
@@ -20,7 +20,8 @@ from .conftest import INTEGRATION, REPO
 DBT = Path(sys.executable).parent / "dbt"
 ADAPTER_ALONE = {"python_extract", "python_extract.lazy", "python_extract.lakehouse", "python_extract.lakehouse.java_errors"}
 EMBEDDED = ADAPTER_ALONE | {"python_extract.contract", "python_extract.errors", "python_extract.settings", "python_extract.lakehouse.config",
-                            "python_extract.lakehouse.jars", "python_extract.lakehouse.session"}
+                            "python_extract.lakehouse.jars", "python_extract.lakehouse.session",
+                            "python_extract.lakehouse.class_archive"}
 
 # run in a new process: which python_extract/pyarrow modules a dbt invocation imported, and when its first
 # statement returned (the embedded session's execute is timed)

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional
 
 from ..errors import LakehouseConfigError, LakehouseMismatch
+from . import class_archive
 from .config import FORMAT_RECORD, ICEBERG_CATALOG, LakehouseConfig, pinned_format
 from .jars import (
     _delta_missing_message, catalog_driver_jars, delta_jars, maven_reachable, provision_iceberg, storage_classpath,
@@ -126,12 +127,14 @@ def choose_format(config: LakehouseConfig) -> FormatChoice:
     return FormatChoice("iceberg", f"{reason}; jars from {config.jars_cache}", jars=jars)
 
 
-def spark_conf(config: LakehouseConfig, choice: FormatChoice) -> Dict[str, str]:
+def spark_conf(config: LakehouseConfig, choice: FormatChoice, pin: bool = True) -> Dict[str, str]:
     """Every static setting of a session about to start (no secret among them), as
-    `SparkSession.builder.config` pairs. Starting one pins the lakehouse's format (`pin_format`)."""
+    `SparkSession.builder.config` pairs. Starting one pins the lakehouse's format (`pin_format`; `pin`
+    False: only the settings, for what a session would get)."""
     home = config.home
     storage_jars, storage_packages = storage_classpath(config)
-    pin_format(config, choice)
+    if pin:
+        pin_format(config, choice)
     conf = {
         "spark.master": config.master,
         "spark.app.name": config.app_name,
@@ -258,6 +261,9 @@ def get_session(config: Optional[LakehouseConfig] = None):
     # the context first: secrets reach its Hadoop configuration over py4j, never a command line, and
     # before the session's shared state copies that configuration (executors get it with their tasks)
     conf = {**spark_conf(config, choice), IDENTITY_CONF: json.dumps(lakehouse_identity(config))}
+    archive_options = class_archive.driver_options(config, conf)
+    if archive_options:
+        conf[class_archive.DRIVER_OPTIONS] = archive_options
     context = SparkContext.getOrCreate(SparkConf().setAll(list(conf.items())))
     hadoop = context._jsc.hadoopConfiguration()
     for key, value in s3_credentials_conf(config).items():
@@ -265,8 +271,10 @@ def get_session(config: Optional[LakehouseConfig] = None):
     session = SparkSession.builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     _SESSION = session
-    log.info("sparkload lakehouse: table format %s (%s); home %s; warehouse %s", choice.table_format,
-             choice.reason, config.home, config.warehouse_uri)
+    log.info("sparkload lakehouse: table format %s (%s); home %s; warehouse %s; %s", choice.table_format,
+             choice.reason, config.home, config.warehouse_uri,
+             "JVM classes from its class archive" if archive_options else
+             "no class archive for this JVM and jar set (`sparkload lakehouse setup` trains one)")
     return session
 
 
