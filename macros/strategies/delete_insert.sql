@@ -54,7 +54,9 @@
   union all
   select {{ padded | join(', ') }}, 'delete' from `deleted_keys`
   ) as s
-  on s.`__sparkload_action` = 'delete' and {{ sl.get_sparkload_key_predicate_sql(match) }}
+  {#- the prune (not with both keys) confines its key columns to non-NULL values: `=` for those -#}
+  {%- set pruned = [] if cfg.primary_key and cfg.merge_key else sl.sparkload_pruned_keys(match, args.stats) %}
+  on s.`__sparkload_action` = 'delete' and {{ sl.get_sparkload_key_predicate_sql(match, not_null=pruned) }}
     {%- if not (cfg.primary_key and cfg.merge_key) %}
     and {{ sl.get_sparkload_prune_sql(match, args.stats, columns) }}
     {%- endif %}

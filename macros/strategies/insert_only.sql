@@ -26,7 +26,7 @@
   select * from `records`
   ) as s
   on {{ sl.get_sparkload_prune_sql(cfg.primary_key, args.stats, columns) }}
-    and {{ sl.get_sparkload_key_predicate_sql(cfg.primary_key) }}
+    and {{ sl.get_sparkload_key_predicate_sql(cfg.primary_key, not_null=sl.sparkload_pruned_keys(cfg.primary_key, args.stats)) }}
   {{ sl.get_sparkload_insert_only_guard_sql() }}
   when not matched then insert ({{ sl.sparkload_column_list(names) }}) values ({{ sl.sparkload_column_list(names, 's') }})
 {%- endmacro %}

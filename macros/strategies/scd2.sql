@@ -99,7 +99,7 @@
   ) as s
   on {{ sl.get_sparkload_prune_sql(cfg.merge_key, args.stats, columns) }}
     and {{ sl.get_sparkload_scd2_active_sql(cfg) }}
-    and {{ sl.get_sparkload_key_predicate_sql(cfg.merge_key) }}
+    and {{ sl.get_sparkload_key_predicate_sql(cfg.merge_key, not_null=sl.sparkload_pruned_keys(cfg.merge_key, args.stats)) }}
     and ((s.`__sparkload_kind` = 'key' and not array_contains(s.`__sparkload_versions`, struct({{ column_list(versions, 't') }})))
       or (s.`__sparkload_kind` = 'version' and {{ sl.get_sparkload_version_match_sql(columns, cfg) }}))
   when matched and s.`__sparkload_kind` = 'key' then update set t.{{ ident(cfg.validity_column_names[1]) }} = {{ args.boundary }}

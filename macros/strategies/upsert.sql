@@ -39,7 +39,7 @@
   {{ source }}
   ) as s
   on {{ sl.get_sparkload_prune_sql(cfg.primary_key, args.stats, columns) }}
-    and {{ sl.get_sparkload_key_predicate_sql(cfg.primary_key) }}
+    and {{ sl.get_sparkload_key_predicate_sql(cfg.primary_key, not_null=sl.sparkload_pruned_keys(cfg.primary_key, args.stats)) }}
   {%- if cfg.hard_delete %}
   when matched{{ newer }} and {{ deleted }} then delete
   {%- endif %}
