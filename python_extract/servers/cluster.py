@@ -86,7 +86,7 @@ class StandaloneCluster:
 
     def stop(self) -> None:
         processes = [*self.workers, self.master]
-        were_running = all(p.popen.poll() is None for p in processes)
+        were_running = all(p.running_or_told_to_stop() for p in processes)
         errors = []
         for process, ports in [*zip(self.workers, ([p] for p in self.worker_webui_ports)),
                                (self.master, [self.port, self.webui_port])]:

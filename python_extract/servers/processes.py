@@ -88,6 +88,9 @@ def _die_with_parent() -> None:
     _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
+STOP_EXIT_CODES = frozenset({128 + signal.SIGTERM, 128 + signal.SIGINT, -signal.SIGTERM, -signal.SIGINT})
+
+
 @dataclass
 class RunDir:
     """Where a server's files go: `path`, removed by `remove_if_clean` only when it is a new temporary one."""
@@ -125,6 +128,13 @@ class SparkProcess:
     @property
     def pid(self) -> int:
         return self.popen.pid
+
+    def running_or_told_to_stop(self) -> bool:
+        """Running, or ended by SIGTERM/SIGINT (a JVM exits 128 + the signal after its shutdown hooks):
+        told to stop, as when a stop reaches every process of a service at once (systemd's default, the
+        test run's watchdog), rather than crashed, whose run dir and log are kept."""
+        code = self.popen.poll()
+        return code is None or code in STOP_EXIT_CODES
 
     def log_tail(self, lines: int = 40) -> str:
         try:

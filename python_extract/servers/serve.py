@@ -47,7 +47,7 @@ class ThriftServer:
         return self.process.popen.wait()
 
     def stop(self) -> None:
-        was_running = self.process.popen.poll() is None
+        was_running = self.process.running_or_told_to_stop()
         self.process.stop(ports=[self.port], host=self.host)
         if self.run_dir is not None:
             self.run_dir.remove_if_clean([self.process], was_running)

@@ -106,3 +106,22 @@ def test_killed_pytest__its_thrift_server_and_jvms_die_with_it(tmp_path):
         time.sleep(0.5)
     assert not port_open("127.0.0.1", port)
     assert [p for p, s in started.items() if alive(p, s)] == []
+
+
+@pytest.mark.parametrize("end, kept", [("told_to_stop", False), ("crashed", True)])
+def test_server_that_ended_before_its_stop__run_dir_removed_when_told_to_stop_kept_when_crashed(tmp_path, end, kept):
+    """A stop sent to every process of a service at once (systemd's default; the test run's watchdog) reaches
+    the server before its supervisor's stop does: it was told to stop, so its temporary run dir goes. A
+    server that crashed (exit 1) keeps its run dir, with the log its error names."""
+    from python_extract.servers.processes import RunDir
+    from python_extract.servers.serve import ThriftServer
+
+    files = RunDir.of(None, prefix=f"{tmp_path}/run-")
+    port = free_port()
+    crash_on_usr1 = "import signal, sys; signal.signal(signal.SIGUSR1, lambda *_: sys.exit(1)); " + LISTEN.format(port=port)
+    process = SparkProcess("server", [sys.executable, "-c", crash_on_usr1], files.path / "server.log")
+    process.wait_for_port("127.0.0.1", port, timeout=30)
+    os.killpg(process.pgid, signal.SIGTERM if end == "told_to_stop" else signal.SIGUSR1)
+    assert process.popen.wait(10) == (-signal.SIGTERM if end == "told_to_stop" else 1)
+    ThriftServer("127.0.0.1", port, "lake", process, run_dir=files).stop()
+    assert files.path.exists() == kept
