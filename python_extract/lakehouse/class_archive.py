@@ -5,9 +5,9 @@ table format; most of a short command's JVM start is that. A JVM started with `-
 maps the classes a trained JVM loaded instead (measured: a session's start and first four Iceberg
 statements, 8.1 -> 4.7 s of JVM CPU). `sparkload lakehouse setup` trains the archive (about 30 s, one
 file of about 160 MB) and `get_session` starts the driver with it when one exists for this JVM: the same
-Java build, pyspark version and jars, class path additions, driver memory and `-X` options, which
-decide whether the JVM can map it. Anything else that differs gets another archive, or none, so the JVM
-is not handed an archive it would reject. Jars added with `spark.jars` (the table format's) are not on
+Java build, pyspark install (where, which version, which jars), class path additions, driver memory and
+`-X` options, which decide whether the JVM can map it. Anything else that differs gets another archive,
+or none, so the JVM is not handed an archive it would reject. Jars added with `spark.jars` (the table format's) are not on
 that list: their own class loader's classes are checked one by one as they load.
 
 The archives live beside the jar cache (`jars_cache/../class-archive`, by default
@@ -73,11 +73,14 @@ def key(conf: Dict[str, str]) -> str:
     libjvm = java.parent.parent / "lib" / "server" / "libjvm.so"
     build = libjvm if libjvm.exists() else java
     stat = build.stat()
-    jars = sorted(os.listdir(Path(pyspark.__file__).parent / "jars"))
+    # the JVM's class path is Spark's jars by absolute path: another install of the same pyspark (another
+    # virtual environment) needs its own archive; the JVM would not map this one
+    spark_home = Path(os.environ.get("SPARK_HOME") or Path(pyspark.__file__).parent).resolve()
+    jars = sorted(os.listdir(spark_home / "jars"))
     # the application class path must match the trained one; `spark.jars` are not on it
     class_path = [f"{entry}:{Path(entry).stat().st_size if Path(entry).is_file() else 0}"
                   for entry in conf.get("spark.driver.extraClassPath", "").split(":") if entry]
-    parts = [f"{build}:{stat.st_size}:{stat.st_mtime_ns}", pyspark.__version__, *jars, *class_path,
+    parts = [f"{build}:{stat.st_size}:{stat.st_mtime_ns}", pyspark.__version__, str(spark_home), *jars, *class_path,
              f"memory={conf.get('spark.driver.memory', '')}", *_jvm_options(conf)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyspark
 import pytest
 
 from python_extract.lakehouse import LakehouseConfig, class_archive, session
@@ -37,6 +38,13 @@ def test_the_key_follows_what_decides_whether_an_archive_maps(java, monkeypatch,
         assert class_archive.key({**BASE, **changed}) != key, changed
     monkeypatch.setenv("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1 -Xmx40g -Djava.io.tmpdir=/tmp/a")
     assert class_archive.key(BASE) != key
+    other_spark = tmp_path / "other-venv" / "pyspark"  # the same pyspark installed elsewhere: other jar paths
+    (other_spark / "jars").mkdir(parents=True)
+    for jar in (Path(pyspark.__file__).parent / "jars").iterdir():
+        (other_spark / "jars" / jar.name).touch()
+    monkeypatch.setenv("SPARK_HOME", str(other_spark))
+    assert class_archive.key(BASE) != key
+    monkeypatch.delenv("SPARK_HOME")
     java.write_text("another java build")
     monkeypatch.setenv("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1 -Djava.io.tmpdir=/tmp/a")
     assert class_archive.key(BASE) != key
