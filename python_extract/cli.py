@@ -199,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "setup":
             p.add_argument("--s3", action="store_true", help="also cache hadoop-aws for a warehouse on S3 (s3a://)")
             p.add_argument("--no-class-archive", dest="class_archive", action="store_false",
-                           help="skip training the JVM class archive that makes each session start faster (about 25 s, 160 MB)")
+                           help="skip training the JVM class archive that makes each session start faster (30-45 s, 160 MB)")
     serve = lake.add_parser("serve", help="run the Spark Thrift server over the lakehouse until Ctrl-C")
     _lakehouse_args(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -19,8 +19,9 @@ Tiers: `tests/unit/` is the fast tier (no JVM, no dbt run; its conftest guards t
 every other folder is the execution tier, the judge of behaviour. Every JVM of the run (this process's
 session, the CLI's, the servers') compiles with the client compiler only (`TEST_JVM_OPTS`); the run trains
 the product's class archive for these options before its first session (`python_extract/lakehouse/
-class_archive.py`, as `sparkload lakehouse setup` does), so every session's JVM, the CLI's and dbt's
-child processes' too, maps its classes from it.
+class_archive.py`, as `sparkload lakehouse setup` does), so every session `get_session` starts (this
+process's, the workers', the CLI's and dbt's child processes') maps its classes from it; the servers
+start without it.
 
 Parallel runs (`pytest -n 2 --dist loadgroup`, pytest-xdist, as `make test` does): each worker is a run
 of its own, with its own lakehouse, SparkSession, thrift server and watchdog, and ends when the controller

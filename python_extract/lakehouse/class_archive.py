@@ -3,12 +3,12 @@
 Before its first statement a Spark driver loads and verifies some 20,000 classes of Spark, Hadoop and the
 table format; most of a short command's JVM start is that. A JVM started with `-XX:SharedArchiveFile`
 maps the classes a trained JVM loaded instead (measured: a session's start and first four Iceberg
-statements, 8.1 -> 4.7 s of JVM CPU). `sparkload lakehouse setup` trains the archive (about 30 s, one
+statements, 8.1 -> 4.7 s of JVM CPU). `sparkload lakehouse setup` trains the archive (30-45 s, one
 file of about 160 MB) and `get_session` starts the driver with it when one exists for this JVM: the same
 Java build, pyspark install (where, which version, which jars), class path additions, driver memory and
 `-X` options, which decide whether the JVM can map it. Anything else that differs gets another archive,
-or none, so the JVM is not handed an archive it would reject. Jars added with `spark.jars` (the table format's) are not on
-that list: their own class loader's classes are checked one by one as they load.
+or none, so the JVM is not handed an archive it would reject. Jars added with `spark.jars` (the table
+format's) are not on that list: their own class loader's classes are checked one by one as they load.
 
 The archives live beside the jar cache (`jars_cache/../class-archive`, by default
 `~/.cache/sparkload/class-archive`); the newest `KEEP` are kept. A JVM started with an archive or a

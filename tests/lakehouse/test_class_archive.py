@@ -1,8 +1,8 @@
 """The JVM class archive on a real JVM (python_extract/lakehouse/class_archive.py): `sparkload lakehouse
 setup` reports the archive (this run trained it before its first session, as setup does), and a session
-started by `get_session` maps it: under `-Xshare:on` a JVM that cannot map the archive it was handed does
-not start, which the damaged-archive case shows. The rules of which archive a driver gets: tests/unit/
-test_class_archive.py."""
+started by `get_session` maps it and writes, MERGEs and reads an Iceberg table as without it: under
+`-Xshare:on` a JVM that cannot map the archive it was handed does not start, which the damaged-archive
+case shows. The rules of which archive a driver gets: tests/unit/test_class_archive.py."""
 from __future__ import annotations
 
 import os
@@ -22,7 +22,12 @@ SESSION = """
 import sys
 from python_extract.lakehouse import LakehouseConfig, get_session
 s = get_session(LakehouseConfig.from_env(home=sys.argv[1]))
-print(s.sql("select 41 + 1 as answer").first()["answer"])
+s.sql("create database if not exists d")
+s.sql("create table d.t (id bigint, name string) using iceberg")
+s.sql("insert into d.t values (1, 'a'), (2, 'b')")
+s.sql("merge into d.t as t using (select 2 as id, 'B' as name union all select 3, 'c') as s on t.id = s.id "
+      "when matched then update set * when not matched then insert *")
+print(sorted(tuple(r) for r in s.sql("select id, name from d.t").collect()))
 print(s.sparkContext.getConf().get("spark.driver.extraJavaOptions", ""))
 """
 
@@ -43,8 +48,8 @@ def test_setup_reports_the_archive_and_a_session_started_with_it_maps_it(tmp_pat
     assert archive.is_file() and archive.stat().st_size > 50_000_000
     started = session_in_child(home, "-Xshare:on")
     assert started.returncode == 0, started.stderr[-3000:]
-    answer, options = started.stdout.splitlines()[-2:]
-    assert answer == "42" and f"-XX:SharedArchiveFile={archive}" in options.split()
+    table, options = started.stdout.splitlines()[-2:]
+    assert table == "[(1, 'a'), (2, 'B'), (3, 'c')]" and f"-XX:SharedArchiveFile={archive}" in options.split()
 
 
 def test_a_damaged_archive_keeps_a_jvm_under_xshare_on_from_starting(tmp_path, lakehouse):
@@ -63,4 +68,4 @@ def test_a_damaged_archive_keeps_a_jvm_under_xshare_on_from_starting(tmp_path, l
     assert refused.returncode != 0 and "JAVA_GATEWAY_EXITED" in refused.stderr, refused.stdout[-2000:]
     ran = session_in_child(home, SPARKLOAD_JARS_CACHE=str(jars))
     assert ran.returncode == 0, ran.stderr[-3000:]
-    assert ran.stdout.splitlines()[-2] == "42" and f"-XX:SharedArchiveFile={archive}" in ran.stdout.splitlines()[-1]
+    assert ran.stdout.splitlines()[-2] == "[(1, 'a'), (2, 'B'), (3, 'c')]" and f"-XX:SharedArchiveFile={archive}" in ran.stdout.splitlines()[-1]
