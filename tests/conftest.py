@@ -313,6 +313,8 @@ class Dbt:
         import yaml
         from dbt.cli.main import dbtRunner
 
+        _capture_parses()
+
         os.environ.update(dbt_env(self.names, staging))
         cli = [*args, "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION), "--target", self.target,
                "--no-write-json"]  # no test reads manifest.json or run_results.json; writing both costs ~0.7 s a call
@@ -326,7 +328,12 @@ class Dbt:
                 node = getattr(e.data, "node_info", None)
                 self.queries.append((node.node_name if node and node.node_name else None, e.data.sql))
 
-        result = dbtRunner(callbacks=[on_event]).invoke(cli)
+        key = _manifest_key(self.target, args, vars)
+        reused = key is not None and _MANIFEST.get("key") == key
+        _MANIFEST["parsed"] = None
+        result = dbtRunner(manifest=_MANIFEST["manifest"] if reused else None, callbacks=[on_event]).invoke(cli)
+        if key is not None and not reused:
+            _keep_manifest(key)
         self.logs.extend(events)
         if expect_success and not result.success:
             tail = "\n".join(events[-30:])
@@ -335,6 +342,58 @@ class Dbt:
 
     def run(self, select: str, **kw):
         return self.invoke("run", "--select", select, **kw)
+
+
+# The manifest of this process's last dbt parse, reused by the next invocation that would parse the same
+# project the same way (dbt's documented programmatic reuse, `dbtRunner(manifest=...)`): a test's second and
+# later dbt calls skip parsing (0.3-0.7 s each). The key is what a parse depends on: the target, `--vars`, the
+# environment the project reads (SPARKLOAD_*, DBT_*) and every project and package file's mtime and size.
+_MANIFEST: Dict[str, Any] = {"key": None, "manifest": None, "parsed": None}
+_REUSING = frozenset({"run", "build", "test", "seed", "snapshot", "compile", "run-operation", "show", "ls", "list"})
+_PROJECT_FILES = (INTEGRATION / "dbt_project.yml", INTEGRATION / "models", INTEGRATION / "macros", INTEGRATION / "seeds",
+                  INTEGRATION / "tests", INTEGRATION / "snapshots", REPO / "dbt_project.yml", REPO / "macros")
+
+
+def _project_fingerprint() -> tuple:
+    files = []
+    for root in _PROJECT_FILES:
+        paths = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
+        for path in paths:
+            st = path.stat()
+            files.append((str(path), st.st_mtime_ns, st.st_size))
+    return tuple(files)
+
+
+def _manifest_key(target: str, args: Sequence[str], vars: Optional[Dict[str, Any]]) -> Optional[tuple]:
+    """What the manifest of `dbt <args>` depends on; None for a command that should parse itself."""
+    if not args or args[0] not in _REUSING:
+        return None
+    env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(("SPARKLOAD_", "DBT_"))))
+    return (target, repr(sorted((vars or {}).items())), env, _project_fingerprint())
+
+
+def _capture_parses() -> None:
+    """Let `_keep_manifest` see the manifest dbt parsed (dbt does not return it from `run`)."""
+    import dbt.cli.requires as requires
+
+    if getattr(requires.parse_manifest, "sparkload_capture", False):
+        return
+    parse = requires.parse_manifest
+
+    def capture(*args, **kwargs):
+        _MANIFEST["parsed"] = manifest = parse(*args, **kwargs)
+        return manifest
+
+    capture.sparkload_capture = True  # type: ignore[attr-defined]
+    requires.parse_manifest = capture
+
+
+def _keep_manifest(key: tuple) -> None:
+    parsed, _MANIFEST["parsed"] = _MANIFEST["parsed"], None
+    # a run compiles ephemeral models into their callers once (dbt marks them injected): parse again
+    usable = parsed is not None and not any(getattr(n.config, "materialized", None) == "ephemeral"
+                                            for n in parsed.nodes.values())
+    _MANIFEST.update(key=key if usable else None, manifest=parsed if usable else None)
 
 
 def install_dbt_deps() -> None:
