@@ -40,12 +40,15 @@
     count is estimated) gets a second query for its keys; with a primary key the row count bounds the
     distinct keys, so the estimate, a tenth of a second per run, is saved. Returns {'rows', 'loads':
     {load_id: rows}, 'bounds': {key: [min, max]}, 'key_values'}; with `per_load`, also 'per_load':
-    {load_id: the same for that load's rows}, from the same pass (scd2 applies one load per statement). -#}
-{% macro fetch_sparkload_batch_stats(batch_sql, keys, keys_repeat=true, max_values=100, per_load=false) -%}
-  {{ return(adapter.dispatch('fetch_sparkload_batch_stats', 'sparkload')(batch_sql, keys, keys_repeat, max_values, per_load)) }}
+    {load_id: the same for that load's rows}, from the same pass (scd2 applies one load per statement).
+    With `deleted` (a predicate on the batch's columns, as `__sparkload_batch`.<column>), also 'deletes':
+    the number of rows it holds for (a sequenced model with hard_delete skips its tombstones' MERGE when
+    the batch deletes nothing). -#}
+{% macro fetch_sparkload_batch_stats(batch_sql, keys, keys_repeat=true, max_values=100, per_load=false, deleted=none) -%}
+  {{ return(adapter.dispatch('fetch_sparkload_batch_stats', 'sparkload')(batch_sql, keys, keys_repeat, max_values, per_load, deleted)) }}
 {%- endmacro %}
 
-{% macro default__fetch_sparkload_batch_stats(batch_sql, keys, keys_repeat=true, max_values=100, per_load=false) -%}
+{% macro default__fetch_sparkload_batch_stats(batch_sql, keys, keys_repeat=true, max_values=100, per_load=false, deleted=none) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set ident = sl.sparkload_ident -%}
   {%- set sample = 2 * max_values + 1 -%}
@@ -58,6 +61,7 @@
     select grouping(`_dlt_load_id`), `_dlt_load_id`, count(*)
       {%- if keys %}, {% if keys_repeat %}approx_count_distinct(struct({{ sl.sparkload_column_list(keys) }})){% else %}count(*){% endif %}, {{ aggs | join(', ') }},
       to_json(collect_set(array({{ casts | join(', ') }})) filter (where `__sparkload_row` < {{ sample }})){% endif %}
+      {%- if deleted %}, count_if({{ deleted }}){% endif %}
     from (
       {#- the row's position in its partition: the lower 33 bits of monotonically_increasing_id (Spark's documented layout) -#}
       select *{% if keys %}, monotonically_increasing_id() % 8589934592 as `__sparkload_row`{% endif %} from ({{ batch_sql }}) as b
@@ -67,17 +71,19 @@
   {%- set found = namespace(total=read(none, keys, sample)) -%}
   {%- set loads = {} -%}
   {%- for row in run_query(sql) -%}
+    {%- set one = read(row, keys, sample) -%}
+    {%- if deleted -%}{%- do one.update({'deletes': row[-1] | int}) -%}{%- endif -%}
     {%- if row[0] | int == 0 -%}
-      {%- do loads.update({row[1]: read(row, keys, sample)}) -%}
+      {%- do loads.update({row[1]: one}) -%}
     {%- else -%}
-      {%- set found.total = read(row, keys, sample) -%}
+      {%- set found.total = one -%}
     {%- endif -%}
   {%- endfor -%}
   {%- set q = sl.sparkload_literal -%}
   {#- a partition's first rows hold every row of a load only when the whole batch fits in the sample -#}
   {%- set complete = found.total.rows <= sample -%}
   {%- set stats = sl._sparkload_stats_key_values(found.total, complete, batch_sql, casts, max_values) -%}
-  {%- do stats.update({'loads': {}}) -%}
+  {%- do stats.update({'loads': {}, 'deletes': found.total.get('deletes', 0 if deleted else none)}) -%}
   {%- for id, s in loads.items() -%}
     {%- do stats.loads.update({id: s.rows}) -%}
   {%- endfor -%}
@@ -85,7 +91,7 @@
     {%- do stats.update({'per_load': {}}) -%}
     {%- for id, s in loads.items() -%}
       {%- set one = sl._sparkload_stats_key_values(s, complete, 'select * from (' ~ batch_sql ~ ') as `__sparkload_load` where `_dlt_load_id` = ' ~ q(id), casts, max_values) -%}
-      {%- do one.update({'loads': {id: s.rows}}) -%}
+      {%- do one.update({'loads': {id: s.rows}, 'deletes': s.get('deletes')}) -%}
       {%- do stats.per_load.update({id: one}) -%}
     {%- endfor -%}
   {%- endif -%}
@@ -137,12 +143,12 @@
     every other strategy applies all pending loads in one statement (its SQL makes the newest load win
     per key, as applying them in order would). `sql` is none when the group's loads bring no rows for
     this model: nothing to change. One statistics query serves every group (scd2 over several loads:
-    each group its load's figures from it). -#}
-{% macro sparkload_apply_groups(model_sql, pending, cfg) -%}
-  {{ return(adapter.dispatch('sparkload_apply_groups', 'sparkload')(model_sql, pending, cfg)) }}
+    each group its load's figures from it). `deleted`: see fetch_sparkload_batch_stats. -#}
+{% macro sparkload_apply_groups(model_sql, pending, cfg, deleted=none) -%}
+  {{ return(adapter.dispatch('sparkload_apply_groups', 'sparkload')(model_sql, pending, cfg, deleted)) }}
 {%- endmacro %}
 
-{% macro default__sparkload_apply_groups(model_sql, pending, cfg) -%}
+{% macro default__sparkload_apply_groups(model_sql, pending, cfg, deleted=none) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set load_ids = pending.ids -%}
   {%- if not load_ids -%}{{ return([]) }}{%- endif -%}
@@ -150,7 +156,7 @@
   {%- set stats = sl.fetch_sparkload_batch_stats -%}
   {%- set whole = batch(model_sql, load_ids, cfg) -%}
   {%- set per_load = cfg.strategy == 'scd2' and load_ids | length > 1 -%}
-  {%- set all = stats(whole, cfg.prune_keys, cfg.prune_keys_repeat, per_load=per_load) -%}
+  {%- set all = stats(whole, cfg.prune_keys, cfg.prune_keys_repeat, per_load=per_load, deleted=deleted) -%}
   {%- set with_rows = all.loads.keys() | sort -%}
   {%- if cfg.strategy == 'scd2' -%}
     {#- boundary_column: loads in the order of their snapshots' dates (snapshot.sql); those without rows first -#}

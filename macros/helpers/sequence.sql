@@ -170,7 +170,9 @@
 {#- Before a sequenced statement with hard_delete: the batch's winning deletes become its target's
     tombstones (a newer or equal one replaces an older), and its tombstones that expired are dropped.
     One MERGE into the tombstone table; run again after a crash it writes the same tombstones, and the
-    strategy's statement reads them only for keys whose winner in the batch is that delete.
+    strategy's statement reads them only for keys whose winner in the batch is that delete. A batch that
+    deletes nothing (its statistics count the deletes) runs no MERGE: it has no tombstone to record, and the
+    expired ones, which no statement reads (the cutoff keeps them out), are dropped by the next batch that deletes.
     The expired tombstones are rows of the MERGE's source (matched, then deleted), not a `when not matched
     by source` clause: that clause scans the whole shared table, so Iceberg would check the commit against
     every other model's tombstones and fail one of two models committing at once (dbt threads). Matched by
@@ -192,7 +194,7 @@
     create table if not exists {{ rel(tombstones) }} {{ sl.get_sparkload_system_table_columns_sql(tombstones.identifier) }} {{ sl.get_sparkload_shared_table_options_sql(cfg.file_format) }}
       partitioned by (`target`)
   {%- endcall -%}
-  {%- if deleted == 'false' -%}{{ return(none) }}{%- endif -%}
+  {%- if deleted == 'false' or (args.stats is not none and args.stats.get('deletes') == 0) -%}{{ return(none) }}{%- endif -%}
   {%- set types = {} -%}
   {%- for c in args.columns -%}{%- do types.update({c.name: c.type}) -%}{%- endfor -%}
   {%- set old = [] -%}

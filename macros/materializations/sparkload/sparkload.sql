@@ -32,7 +32,8 @@
   {%- set columns = described.batch -%}
   {%- do sl.validate_sparkload_columns(target, cfg, columns, pending) -%}
   {%- do sl._sparkload_validate_sequence_columns(target, cfg, columns, pending) -%}
-  {%- set groups = sl.sparkload_apply_groups(sql, pending, cfg) -%}
+  {%- set tombstones = cfg.sequence_by and cfg.hard_delete and cfg.strategy in ['upsert', 'delete-insert'] -%}
+  {%- set groups = sl.sparkload_apply_groups(sql, pending, cfg, sl.get_sparkload_deleted_sql(cfg, columns, '`__sparkload_batch`') if tombstones else none) -%}
   {#- a new table is created by its first strategy statement (CREATE OR REPLACE ... AS SELECT), so a
       failing first statement leaves no table behind; empty only when no statement will run -#}
   {%- set writes = namespace(any=false) -%}
