@@ -270,6 +270,9 @@ def get_session(config: Optional[LakehouseConfig] = None):
         hadoop.set(key, value)
     session = SparkSession.builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
+    if archive_options and not class_archive.confirm_mapped(class_archive.archive_in(archive_options),
+                                                           session._jvm.java.lang.ProcessHandle.current().pid()):
+        archive_options = None
     _SESSION = session
     log.info("sparkload lakehouse: table format %s (%s); home %s; warehouse %s; %s", choice.table_format,
              choice.reason, config.home, config.warehouse_uri,

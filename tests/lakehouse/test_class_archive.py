@@ -50,11 +50,13 @@ def test_setup_reports_the_archive_and_a_session_started_with_it_maps_it(tmp_pat
     assert started.returncode == 0, started.stderr[-3000:]
     table, options = started.stdout.splitlines()[-2:]
     assert table == "[(1, 'a'), (2, 'B'), (3, 'c')]" and f"-XX:SharedArchiveFile={archive}" in options.split()
+    assert "did not map its class archive" not in started.stderr and archive.is_file()
 
 
 def test_a_damaged_archive_keeps_a_jvm_under_xshare_on_from_starting(tmp_path, lakehouse):
     """The check above can fail: the same session handed a damaged archive (another jar cache, the same
-    jars, so the same key) does not start under -Xshare:on; without it the JVM runs without the archive."""
+    jars, so the same key) does not start under -Xshare:on; without it the JVM runs without the archive,
+    and `get_session` says so and removes the archive (its memory maps do not name it)."""
     jars = tmp_path / "cache" / "jars"
     jars.mkdir(parents=True)
     for jar in Path(lakehouse.jars_cache).glob("*.jar"):
@@ -69,3 +71,4 @@ def test_a_damaged_archive_keeps_a_jvm_under_xshare_on_from_starting(tmp_path, l
     ran = session_in_child(home, SPARKLOAD_JARS_CACHE=str(jars))
     assert ran.returncode == 0, ran.stderr[-3000:]
     assert ran.stdout.splitlines()[-2] == "[(1, 'a'), (2, 'B'), (3, 'c')]" and f"-XX:SharedArchiveFile={archive}" in ran.stdout.splitlines()[-1]
+    assert f"the JVM did not map its class archive {archive} (damaged" in ran.stderr and not archive.exists()

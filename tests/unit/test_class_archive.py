@@ -115,3 +115,22 @@ def test_an_archive_that_does_not_map_is_removed_with_an_error_naming_the_log(ja
     with pytest.raises(class_archive.ClassArchiveError, match=r"training the JVM class archive failed \(exit 1"):
         class_archive.ensure(config.with_(spark_conf={"m": "1g"}))
     assert not list(config.jars_cache.parent.joinpath("class-archive").glob("spark-*"))
+
+
+def test_a_started_jvm_that_did_not_map_its_archive_loses_it_with_a_warning(tmp_path, caplog):
+    """confirm_mapped reads the process's memory maps: this Python process maps one file (mmap) and not
+    the other, standing in for a JVM that mapped its archive and one that ran without it."""
+    import mmap
+    import os
+
+    mapped, unmapped = tmp_path / "spark-mapped.jsa", tmp_path / "spark-unmapped.jsa"
+    for archive in (mapped, unmapped):
+        archive.write_bytes(b"\0" * 4096)
+    options = f"-Dx=1 -XX:SharedArchiveFile={unmapped} -Xss4m"
+    assert class_archive.archive_in(options) == unmapped and class_archive.archive_in("-Dx=1") is None
+    with open(mapped, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ):
+        assert class_archive.confirm_mapped(mapped, os.getpid()) and mapped.is_file()
+        assert not class_archive.confirm_mapped(unmapped, os.getpid()) and not unmapped.exists()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"sparkload lakehouse: the JVM did not map its class archive {unmapped} (damaged, or trained for another JVM) "
+        "and runs without it; the archive is removed: `sparkload lakehouse setup` trains a new one"]
