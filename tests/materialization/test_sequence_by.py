@@ -176,7 +176,7 @@ def test_sequence_by__an_undefined_config_or_a_missing_column_is_refused_before_
     assert not dbt.run("seq_bad_mk", expect_success=False).success
     assert f"sparkload model seq_bad_mk (table {names.target}.seq_bad_mk): sequence_by with merge_key=day is not defined" in "\n".join(dbt.logs)
     assert not dbt.run("seq_up", expect_success=False).success
-    assert f"sequence_by column `seq` is not among the model's columns (" in "\n".join(dbt.logs)
+    assert "sequence_by column `seq` is not among the model's columns (" in "\n".join(dbt.logs)
     assert f"(loads {load})" in "\n".join(dbt.logs)
     assert spark.sql(f"show tables in {names.target} like 'seq_*'").collect() == []
 
