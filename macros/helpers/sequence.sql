@@ -189,11 +189,14 @@
   {%- set name = q(target.schema ~ '.' ~ target.identifier) -%}
   {%- set deleted = sl.get_sparkload_deleted_sql(cfg, args.columns, 's') -%}
   {#- partitioned by target: a model's MERGE (whose condition names its target) reads and commits files of
-      its own partition only, so the schema's models do not conflict over this shared table -#}
-  {%- call statement('sparkload_create_tombstones') -%}
-    create table if not exists {{ rel(tombstones) }} {{ sl.get_sparkload_system_table_columns_sql(tombstones.identifier) }} {{ sl.get_sparkload_shared_table_options_sql(cfg.file_format) }}
-      partitioned by (`target`)
-  {%- endcall -%}
+      its own partition only, so the schema's models do not conflict over this shared table. Created unless
+      dbt's relation cache (the schema's tables at the run's start) has it -#}
+  {%- if adapter.get_relation(database=none, schema=tombstones.schema, identifier=tombstones.identifier) is none -%}
+    {%- call statement('sparkload_create_tombstones') -%}
+      create table if not exists {{ rel(tombstones) }} {{ sl.get_sparkload_system_table_columns_sql(tombstones.identifier) }} {{ sl.get_sparkload_shared_table_options_sql(cfg.file_format) }}
+        partitioned by (`target`)
+    {%- endcall -%}
+  {%- endif -%}
   {%- if deleted == 'false' or (args.stats is not none and args.stats.get('deletes') == 0) -%}{{ return(none) }}{%- endif -%}
   {%- set types = {} -%}
   {%- for c in args.columns -%}{%- do types.update({c.name: c.type}) -%}{%- endfor -%}

@@ -71,6 +71,25 @@ def test_sequence_render__tombstones_keep_the_newest_delete_per_key_and_drop_exp
     assert "not matched by source" not in merge
 
 
+@pytest.mark.parametrize("deletes, statements", [(0, 1), (2, 2), (None, 2)])
+def test_sequence_render__a_batch_that_deletes_nothing_sends_no_tombstones_merge(package, deletes, statements):
+    """The batch statistics count the deletes (None: not counted, as a caller that did not ask)."""
+    package.statements.clear()
+    stats = {"rows": 3, "bounds": {}, "key_values": None, "loads": {}, "deletes": deletes}
+    package["run_sparkload_record_tombstones"](args(cfg(**SEQ, hard_delete="deleted"), stats=stats))
+    assert len(package.statements) == statements and package.statements[0].lstrip().startswith("create table if not exists")
+
+
+def test_sequence_render__the_statistics_count_the_deletes_they_are_asked_for(package):
+    package.statements.clear()
+    queries = []
+    package.ctx["run_query"] = lambda sql: queries.append(" ".join(sql.split())) or []
+    package["fetch_sparkload_batch_stats"]("select * from `b`", ["id"], deleted="coalesce(`__sparkload_batch`.`deleted`, false)")
+    package["fetch_sparkload_batch_stats"]("select * from `b`", ["id"])
+    assert queries[0].count("count_if(") == 1 and ", count_if(coalesce(`__sparkload_batch`.`deleted`, false)) from (" in queries[0]
+    assert "count_if(" not in queries[1]
+
+
 @pytest.mark.parametrize("over, message", [
     (dict(strategy="insert-only"), "sequence_by applies to strategy=upsert, delete-insert and scd2 of write_disposition=merge, not strategy=insert-only."),
     (dict(write_disposition="append", strategy=None), "not write_disposition=append."),
