@@ -167,8 +167,13 @@ def from_epoch(seconds: float) -> dt.datetime:
 
 
 def epoch_micros(value: dt.datetime) -> int:
-    """An aware datetime as microseconds since the epoch (exact, no float)."""
-    return (value - EPOCH) // dt.timedelta(microseconds=1)
+    """An aware datetime (a pendulum DateTime too, as a cursor restored from state holds) as microseconds
+    since the epoch (exact, no float).
+
+    >>> epoch_micros(pendulum.datetime(1970, 1, 1, 0, 0, 1)) == epoch_micros(dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC)) == 10**6
+    True
+    """
+    return (plain(value) - EPOCH) // dt.timedelta(microseconds=1)
 
 
 def iso_z(value: Union[dt.datetime, dt.date]) -> str:

@@ -242,6 +242,24 @@ class TestArrowAndSources:
         ids = pipe.spark.sql(f"select _dlt_id, _dlt_load_id from {pipe.dataset_name}.t").collect()
         assert all(r["_dlt_id"] and r["_dlt_load_id"] for r in ids)
 
+    def test_arrow_tables_with_a_timestamp_cursor__a_second_run_continues_from_the_stored_cursor(self, pipe):
+        """The cursor comes back from the pipeline's state as a pendulum DateTime (as in dlt); the second run
+        compared it with the Arrow column through stdlib arithmetic and failed (found by bench_extract)."""
+        import pyarrow as pa
+
+        t0 = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)
+        pages = [[1, 2, 3], [3, 4]]
+
+        @sl.resource(name="ta", primary_key="id")
+        def ta(ts=sl.incremental("ts", initial_value=t0)):
+            ids = pages.pop(0)
+            yield pa.table({"id": ids, "ts": pa.array([t0 + dt.timedelta(hours=i) for i in ids], pa.timestamp("us", tz="UTC"))})
+
+        pipe.run(ta)
+        pipe.run(ta)  # id 3 sits at the stored cursor, already loaded: dropped as a duplicate; id 4 is new
+        assert staged(pipe, "ta", "id") == [(1,), (2,), (3,), (4,)]
+        assert cursor(pipe, "ta", "ts") == t0 + dt.timedelta(hours=4)
+
     def test_resources_of_a_source__keep_separate_cursors_and_reset_touches_one(self, pipe):
         @sl.source
         def shop():

@@ -159,3 +159,11 @@ def test_parse_span__is_the_rule_of_expire_and_of_the_warm_idle_timeout():
         parse_duration("7 days")
     with pytest.raises(WarmServerError, match="warm_idle_timeout: '0s' is not a duration"):
         parse_idle_timeout("0s")
+
+
+def test_epoch_micros__of_a_pendulum_datetime_equals_the_stdlib_ones():
+    """A cursor restored from state is a pendulum DateTime, whose difference is a pendulum Interval."""
+    import pendulum
+
+    stdlib = dt.datetime(2024, 1, 1, 12, 30, 15, 123456, tzinfo=dt.timezone.utc)
+    assert timeutil.epoch_micros(pendulum.instance(stdlib)) == timeutil.epoch_micros(stdlib) == 1704112215123456
