@@ -19,7 +19,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import logging
 import os
 import shlex
 import shutil
@@ -36,7 +35,6 @@ from .config import LakehouseConfig
 KEEP = 3
 SHARING_OPTIONS = ("-XX:SharedArchiveFile", "-XX:ArchiveClassesAtExit", "-Xshare")
 DRIVER_OPTIONS = "spark.driver.extraJavaOptions"
-log = logging.getLogger("sparkload.lakehouse")
 
 
 class ClassArchiveError(SparkloadError):
@@ -91,9 +89,9 @@ def path(config: LakehouseConfig, conf: Dict[str, str]) -> Path:
     return folder(config) / f"spark-{key(conf)}.jsa"
 
 
-def driver_options(config: LakehouseConfig, conf: Dict[str, str]) -> Optional[str]:
-    """`spark.driver.extraJavaOptions` with the archive for `conf`, or None (no archive trained for it, or
-    the options choose their own sharing)."""
+def handed(config: LakehouseConfig, conf: Dict[str, str]) -> Optional[Path]:
+    """The archive a driver started with `conf` is handed, or None (no archive trained for it, or the
+    options choose their own sharing)."""
     if own_sharing(conf):
         return None
     archive = path(config, conf)
@@ -103,30 +101,25 @@ def driver_options(config: LakehouseConfig, conf: Dict[str, str]) -> Optional[st
         os.utime(archive)  # the newest archives are the ones kept
     except OSError:
         pass  # a read-only cache: the archive is still usable
+    return archive
+
+
+def with_archive(conf: Dict[str, str], archive: Path) -> str:
+    """`spark.driver.extraJavaOptions` of `conf` with `archive`."""
     return f"{conf.get(DRIVER_OPTIONS, '')} -XX:SharedArchiveFile={archive}".strip()
-
-
-def archive_in(options: str) -> Optional[Path]:
-    """The archive `-XX:SharedArchiveFile` names in driver options (None: none)."""
-    for word in shlex.split(options or ""):
-        if word.startswith("-XX:SharedArchiveFile="):
-            return Path(word.split("=", 1)[1])
-    return None
 
 
 def confirm_mapped(archive: Path, pid: int) -> bool:
     """After the JVM `pid` started with `archive`: whether it mapped it (the JVM's memory maps name the
     file). A JVM that cannot map its archive (damaged, or not of this JVM) runs without it and says
-    nothing, every start slower: that one is removed with a warning, so the next `sparkload lakehouse
-    setup` trains another. True where the maps cannot be read (not Linux)."""
+    nothing, every start slower: that one is removed, so the next `sparkload lakehouse setup` trains
+    another (the caller says so). True where the maps cannot be read (not Linux)."""
     try:
         maps = Path(f"/proc/{pid}/maps").read_text()
     except OSError:
         return True
     if str(archive.resolve()) in maps:
         return True
-    log.warning("sparkload lakehouse: the JVM did not map its class archive %s (damaged, or trained for another "
-                "JVM) and runs without it; the archive is removed: `sparkload lakehouse setup` trains a new one", archive)
     try:
         archive.unlink()
     except OSError:

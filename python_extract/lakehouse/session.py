@@ -261,22 +261,23 @@ def get_session(config: Optional[LakehouseConfig] = None):
     # the context first: secrets reach its Hadoop configuration over py4j, never a command line, and
     # before the session's shared state copies that configuration (executors get it with their tasks)
     conf = {**spark_conf(config, choice), IDENTITY_CONF: json.dumps(lakehouse_identity(config))}
-    archive_options = class_archive.driver_options(config, conf)
-    if archive_options:
-        conf[class_archive.DRIVER_OPTIONS] = archive_options
+    archive = class_archive.handed(config, conf)
+    if archive is not None:
+        conf[class_archive.DRIVER_OPTIONS] = class_archive.with_archive(conf, archive)
     context = SparkContext.getOrCreate(SparkConf().setAll(list(conf.items())))
     hadoop = context._jsc.hadoopConfiguration()
     for key, value in s3_credentials_conf(config).items():
         hadoop.set(key, value)
     session = SparkSession.builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
-    if archive_options and not class_archive.confirm_mapped(class_archive.archive_in(archive_options),
-                                                           session._jvm.java.lang.ProcessHandle.current().pid()):
-        archive_options = None
+    if archive is not None and not class_archive.confirm_mapped(archive, session._jvm.java.lang.ProcessHandle.current().pid()):
+        log.warning("sparkload lakehouse: the JVM did not map its class archive %s (damaged, or trained for another "
+                    "JVM) and runs without it; the archive is removed: `sparkload lakehouse setup` trains a new one", archive)
+        archive = None
     _SESSION = session
     log.info("sparkload lakehouse: table format %s (%s); home %s; warehouse %s; %s", choice.table_format,
              choice.reason, config.home, config.warehouse_uri,
-             "JVM classes from its class archive" if archive_options else
+             "JVM classes from its class archive" if archive is not None else
              "no class archive for this JVM and jar set (`sparkload lakehouse setup` trains one)")
     return session
 

@@ -107,4 +107,8 @@ CASES: List[Case] = [
     Case("empty_run_keeps_state", [rows(*ASC[:3]), [], rows((4, 4))]),
     Case("three_runs_pages", [rows(*ASC[:4]), rows(*ASC[2:7]), rows(*ASC[5:])], pages=True, hints={"primary_key": "id"}),
     Case("arrow_tables", [rows(*ASC[:5]), rows(*ASC[3:])], arrow=True, options={"initial_value": 2}),
+    # the later runs filter with the cursor restored from state (a pendulum DateTime on both sides)
+    Case("arrow_tables_timestamp_cursor", [rows((1, at(0)), (2, at(1)), (3, at(2))), rows((3, at(2)), (4, at(3))),
+                                           rows((4, at(3)), (5, at(1)), (6, at(5)))],
+         arrow=True, options={"initial_value": at(1)}),
 ]
