@@ -2,9 +2,10 @@
 
     extract_done      (package_dir)         rows of a package are extracted and normalised; not sealed
     package_sealed    (package)             the package is in normalized/ (state committed locally)
-    table_landed      (package, table)      one table of the package is in its staging table
-    tables_landed     (package)             every table landed; the state row is next
-    state_written     (package)             the `_dlt_pipeline_state` row is written; `_dlt_loads` next
+    table_landed      (package, table)      one table of the package is in its staging table (the tables, the
+                                            state row and the schema version land at once)
+    tables_landed     (package)             every table landed, and the state row is written
+    state_written     (package)             (a package with state) the same moment; `_dlt_loads` next
     load_completed    (package)             the `_dlt_loads` row is written; the package moves to loaded/
     progress          (resource, tables, rows, pages, done)  at the start of a resource pass, every 10,000
                                                     rows, 1,000 yields or second, and at its end (done=True);

@@ -35,7 +35,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from .contract import DATASET_TABLES, ID
+from .contract import DATASET_TABLES, ID, LOAD_ID
 from .errors import PipelineStepFailed
 from .normalize.schema import Schema, arrow_of_spark
 
@@ -171,9 +171,20 @@ def _write_parquet(tables: List[Any], path: Path) -> None:
     from .normalize.arrow import encode_nested
 
     data = pa.concat_tables([encode_nested(t) for t in tables], promote_options="default")
-    described = [c for c in data.column_names if c != ID]
     pq.write_table(data, path, compression="snappy", dictionary_pagesize_limit=_DICTIONARY_LIMIT,
-                   use_dictionary=described, write_statistics=described)
+                   use_dictionary=[c for c in data.column_names if c != ID], write_statistics=_with_statistics(data.schema))
+
+
+def _with_statistics(schema) -> List[str]:
+    """The columns a part keeps min/max statistics of: `_dlt_load_id` (a staging table is read by load) and every
+    column of a fixed-width type. A text column's min/max costs a third of a part's writing time (10M wide
+    rows: benchmarks/bench_extract.py) and nothing reads it: the materialization selects staging rows by load,
+    and Iceberg prunes its own tables by the statistics Spark writes."""
+    import pyarrow as pa
+
+    return [f.name for f in schema if f.name == LOAD_ID or (
+        f.name != ID and not pa.types.is_string(f.type) and not pa.types.is_large_string(f.type)
+        and not pa.types.is_binary(f.type) and not pa.types.is_large_binary(f.type))]
 
 
 def _round_decimals(rows: List[Dict[str, Any]], column: str, scale: int) -> None:

@@ -34,7 +34,7 @@ from .extract.resource import Resource
 from .extract.source import Source
 from .hooks import Hooks
 from .lakehouse import LakehouseConfig, get_session
-from .load import destination, load_package, unland_package
+from .load import destination, load_package, threads, unland_package
 from .locks import PipelineLock
 from .normalize import Schema
 from .normalize.naming import normalize_identifier
@@ -185,10 +185,12 @@ class Pipeline:
     def sync_destination(self) -> None:
         """Take state and schema from the destination: the newest complete load's (a new machine with
         an empty working directory continues from the right cursor)."""
-        stored = destination.read_state(self.spark, self.dataset_name, self.pipeline_name)
+        read = threads.at_once({
+            "state": lambda: destination.read_state(self.spark, self.dataset_name, self.pipeline_name),
+            "schema": lambda: destination.read_schema(self.spark, self.dataset_name, self.pipeline_name)})
+        stored, schema = read["state"], read["schema"]
         self.state = stored or new_state(self.pipeline_name)
         self.state.pop("_load_id", None)
-        schema = destination.read_schema(self.spark, self.dataset_name, self.pipeline_name)
         self.default_schema = schema or Schema(self.pipeline_name)
 
     def extract(self, data: Any, **hints: Unpack[TableHints]) -> List[LoadPackage]:

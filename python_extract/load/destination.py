@@ -101,11 +101,13 @@ def load_tables(package) -> Dict[str, int]:
     return counts
 
 
-def write_load_tables(spark, dataset: str, load_id: str, counts: Dict[str, int]) -> None:
-    """The `_sparkload_load_tables` rows of `load_id`, replacing any an earlier attempt wrote."""
+def write_load_tables(spark, dataset: str, load_id: str, counts: Dict[str, int], retry: bool = True) -> None:
+    """The `_sparkload_load_tables` rows of `load_id`, replacing any an earlier attempt wrote (`retry=False`: no
+    earlier attempt, nothing to replace)."""
     if not counts:
         return
-    spark.sql(f"delete from {qualified(dataset, LOAD_TABLES_TABLE)} where `load_id` = {literal(load_id)}")
+    if retry:
+        spark.sql(f"delete from {qualified(dataset, LOAD_TABLES_TABLE)} where `load_id` = {literal(load_id)}")
     rows = [(load_id, table, int(n)) for table, n in sorted(counts.items())]
     spark.createDataFrame(rows, DDL[LOAD_TABLES_TABLE]).writeTo(qualified(dataset, LOAD_TABLES_TABLE)).append()
 

@@ -1,6 +1,6 @@
-"""Load stage: lands a load package's tables into staging tables of the lakehouse, then writes its
-state row and the tables its resources covered (`_sparkload_load_tables`), then marks the load
-complete with its `_dlt_loads` row (written last, status 0).
+"""Load stage: lands a load package's tables into staging tables of the lakehouse, and beside them writes
+its schema version, its state row and the tables its resources covered (`_sparkload_load_tables`), then
+marks the load complete with its `_dlt_loads` row (written last, status 0, once all the others committed).
 
 Reads a `LoadPackage`; writes `<dataset>._dlt_version` (when the schema is new), `<dataset>.<table>`
 (created on first use with the session's table format, new columns added with ALTER TABLE ADD COLUMNS),
@@ -14,14 +14,16 @@ Raises `PipelineStepFailed(step='load', load_id, table)`.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import random
 import re
 import shutil
 import time
+from concurrent.futures import as_completed
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Dict, Optional
 from urllib.parse import unquote, urlparse
 
 from ..contract import LOAD_ID
@@ -30,6 +32,7 @@ from ..hooks import Hooks
 from ..lakehouse import session_format
 from ..normalize.schema import arrow_of_spark
 from ..packages import LoadPackage, PackageStorage
+from . import threads
 from .destination import (
     LOAD_TABLES_TABLE, LOADS_TABLE, STATE_TABLE, VERSION_TABLE, complete_load, ensure_dataset, load_tables, write_load_tables,
     write_schema_version, write_state,
@@ -211,32 +214,39 @@ def unland_package(spark, package: LoadPackage) -> None:
 
 
 def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Optional[Hooks] = None) -> LoadPackage:
-    """Land every table of `package`, then its state row, then complete it; returns the package, now
-    in loaded/."""
+    """Land the schema version, every table, the state row and the covered tables of `package` at once
+    (independent commits; none is visible to dbt before the load completes), then complete it with its
+    `_dlt_loads` row; returns the package, now in loaded/. A step that fails fails the load, naming the
+    first failed step in the order above, once the others have finished: a rerun lands again."""
     hooks = hooks or Hooks()
     dataset, load_id = package.dataset, package.load_id
+    schema, state = package.schema, package.state
     step = LOADS_TABLE  # ensure_dataset creates the dataset and its system tables
     try:
         _retrying(lambda again: ensure_dataset(spark, dataset), f"load {load_id} dataset {dataset}")
-        step = VERSION_TABLE
-        schema = package.schema
-        _retrying(lambda again: write_schema_version(spark, dataset, schema), f"load {load_id} {VERSION_TABLE}")
+        steps: Dict[str, Callable[[], None]] = {
+            VERSION_TABLE: lambda: _retrying(lambda again: write_schema_version(spark, dataset, schema), f"load {load_id} {VERSION_TABLE}")}
         for table in package.tables():
-            step = table
             if not package.is_landed(table):
-                _retrying(lambda again: land_table(spark, package, table), f"load {load_id} table {table}")
-                package.mark_landed(table)
-                hooks.emit("table_landed", package=package, table=table)
-        hooks.emit("tables_landed", package=package)
-        state = package.state
+                steps[table] = functools.partial(_land_marked, spark, package, table)
         if state is not None:
-            step = STATE_TABLE
-            retry = package.landing_started(STATE_TABLE)
-            package.mark_landing(STATE_TABLE)
-            _retrying(lambda again: write_state(spark, dataset, load_id, state, retry=retry or again), f"load {load_id} {STATE_TABLE}")
+            steps[STATE_TABLE] = functools.partial(_write_state_marked, spark, package, state)
+        steps[LOAD_TABLES_TABLE] = functools.partial(_write_load_tables_marked, spark, package)
+        tables = set(package.tables())
+        futures = {threads.submit(run): name for name, run in steps.items()}
+        failed: Dict[str, BaseException] = {}
+        for future in as_completed(futures):
+            name = futures[future]
+            if future.exception() is not None:
+                failed[name] = future.exception()
+            elif name in tables and not failed:
+                hooks.emit("table_landed", package=package, table=name)
+        if failed:
+            step = next(name for name in steps if name in failed)
+            raise failed[step]
+        hooks.emit("tables_landed", package=package)
+        if state is not None:
             hooks.emit("state_written", package=package)
-        step = LOAD_TABLES_TABLE
-        _retrying(lambda again: write_load_tables(spark, dataset, load_id, load_tables(package)), f"load {load_id} {LOAD_TABLES_TABLE}")
         step = LOADS_TABLE
         retry = package.landing_started(LOADS_TABLE)
         package.mark_landing(LOADS_TABLE)
@@ -248,3 +258,22 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
     hooks.emit("load_completed", package=package)
     log.info("load %s complete: %s", load_id, ", ".join(package.tables()) or "state only")
     return storage.complete(package)
+
+
+def _land_marked(spark, package: LoadPackage, table: str) -> None:
+    _retrying(lambda again: land_table(spark, package, table), f"load {package.load_id} table {table}")
+    package.mark_landed(table)
+
+
+def _write_state_marked(spark, package: LoadPackage, state) -> None:
+    retry = package.landing_started(STATE_TABLE)
+    package.mark_landing(STATE_TABLE)
+    _retrying(lambda again: write_state(spark, package.dataset, package.load_id, state, retry=retry or again),
+              f"load {package.load_id} {STATE_TABLE}")
+
+
+def _write_load_tables_marked(spark, package: LoadPackage) -> None:
+    retry = package.landing_started(LOAD_TABLES_TABLE)
+    package.mark_landing(LOAD_TABLES_TABLE)
+    _retrying(lambda again: write_load_tables(spark, package.dataset, package.load_id, load_tables(package), retry=retry or again),
+              f"load {package.load_id} {LOAD_TABLES_TABLE}")

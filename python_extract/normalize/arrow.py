@@ -61,7 +61,7 @@ def _json_column(column):
         import polars as pl  # only here: an encoder of whole columns, 7x the row-by-row path
 
         text = pl.from_arrow(column).struct.json_encode().to_arrow().cast(pa.string())
-        return pc.if_else(pc.is_valid(column), text, pa.scalar(None, pa.string()))
+        return pc.if_else(pc.is_valid(column), text, pa.scalar(None, pa.string())) if column.null_count else text
     # a map is a JSON object, as dlt's destinations write it (to_pylist alone gives a list of pairs)
     values = column.to_pylist(maps_as_pydicts="lossy")
     return pa.array([None if v is None else json_text(v) for v in values], pa.string())

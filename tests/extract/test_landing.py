@@ -5,8 +5,8 @@ columns, and land a retried package's rows once; registered files outlive the pa
 from __future__ import annotations
 
 import logging
-import os
 import shutil
+import threading
 
 import pytest
 
@@ -119,3 +119,41 @@ def test_a_landing_interrupted_after_its_commit__lands_its_rows_once_when_retrie
         # the first attempt's files stay for the older snapshot that references them; the current one has the retry's
         assert sorted(f.parent.name for f in data_files(pipe, "t")) == [f"load-{first}-1", f"load-{second}-2"]
         assert all(f.is_file() for f in data_files(pipe, "t", "all_data_files"))
+
+
+def test_a_load_lands_its_tables_and_state_at_once__and_completes_only_after_both(pipe, monkeypatch):
+    """The table's landing waits for the state row to start being written: landed one after the other
+    (as before), the wait times out and the load fails."""
+    state_started = threading.Event()
+    real_land, real_state = spark_loader.land_table, spark_loader.write_state
+
+    def land(spark, package, table):
+        assert state_started.wait(120), "the state row was not written beside the table"
+        real_land(spark, package, table)
+
+    def write_state(*args, **kwargs):
+        state_started.set()
+        real_state(*args, **kwargs)
+
+    monkeypatch.setattr(spark_loader, "land_table", land)
+    monkeypatch.setattr(spark_loader, "write_state", write_state)
+    pipe.run([{"id": 1, "tags": ["a"]}], table_name="t")
+    assert staged(pipe, "t", "id") == [(1,)] and len(loads(pipe)) == 1
+
+
+def test_a_failed_step__fails_the_load_naming_it_after_the_others_committed_and_the_rerun_completes(pipe, monkeypatch):
+    real_state = spark_loader.write_state
+
+    def broken(*args, **kwargs):
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(spark_loader, "write_state", broken)
+    with pytest.raises(sl.PipelineStepFailed) as failed:
+        pipe.run([{"id": 1, "tags": ["a", "b"]}], table_name="t")
+    assert failed.value.table == "_dlt_pipeline_state" and "no space left on device" in str(failed.value)
+    assert staged(pipe, "t", "id") == [(1,)] and staged(pipe, "t__tags", "value") == [("a",), ("b",)]
+    assert loads(pipe) == []  # landed, not complete: invisible to dbt
+    monkeypatch.setattr(spark_loader, "write_state", real_state)
+    pipe.load()
+    assert staged(pipe, "t", "id") == [(1,)] and staged(pipe, "t__tags", "value") == [("a",), ("b",)]
+    assert len(loads(pipe)) == 1

@@ -9,6 +9,7 @@ tests/ would be read as the package's data tests), which installs the package wi
 """
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -35,8 +36,6 @@ class ProjectDbt:
         self.root, self.dbt = root, dbt
 
     def run(self, *select: str, expect_success: bool = True):
-        import os
-
         from dbt.cli.main import dbtRunner
 
         os.environ.update(dbt_env(self.dbt.names))
@@ -66,7 +65,9 @@ def project_root(dbt_deps, tmp_path_factory) -> Path:
         "version: 2\nsources:\n  - name: raw\n    schema: \"{{ env_var('SPARKLOAD_STAGING_DATASET') }}\"\n    tables:\n      - name: items\n")
     for name, config in MODELS.items():
         (root / "models" / f"{name}.sql").write_text(f"{{{{ config({config}) }}}}\nselect * from {{{{ source('raw', 'items') }}}}\n")
-    result = dbtRunner().invoke(["deps", "--project-dir", str(root), "--profiles-dir", str(INTEGRATION)])
+    with pytest.MonkeyPatch.context() as env:  # deps reads dbt_project.yml, whose env var a test sets later
+        env.setenv("SPARKLOAD_TARGET_SCHEMA", os.environ.get("SPARKLOAD_TARGET_SCHEMA", "deps_only"))
+        result = dbtRunner().invoke(["deps", "--project-dir", str(root), "--profiles-dir", str(INTEGRATION)])
     assert result.success, result.exception
     return root
 
