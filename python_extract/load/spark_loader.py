@@ -186,7 +186,7 @@ def _add_files(spark, package: LoadPackage, table: str, name: str, data_dir: Pat
     catalog = spark.conf.get("spark.sql.defaultCatalog")
     source = "`parquet`.`" + target.as_uri() + "`"
     spark.sql(f"call {ident(catalog)}.system.add_files(table => {literal(name)}, source_table => {literal(source)}, "
-              "check_duplicate_files => false)").collect()
+              "check_duplicate_files => false, parallelism => 4)").collect()
     if earlier:
         referenced = {Path(unquote(urlparse(r[0]).path)).parent.name for r in spark.sql(
             f"select file_path from {name}.all_data_files where file_path like {literal(f'%/load-{package.load_id}-%')}").collect()}
