@@ -6,6 +6,7 @@ The threads are kept for the process: under PySpark's pinned-thread mode (the de
 has a JVM thread and a gateway connection of its own, which a fresh pool per step would open again."""
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Dict, Optional
@@ -13,6 +14,15 @@ from typing import Any, Callable, Dict, Optional
 THREADS = 4
 _pool: Optional[ThreadPoolExecutor] = None
 _lock = threading.Lock()
+
+
+def _forget() -> None:
+    """In a forked child: its parent's threads are not there, so a pool of its own is started on first use."""
+    global _pool, _lock
+    _pool, _lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget)
 
 
 def submit(call: Callable[[], Any]) -> Future:

@@ -3,6 +3,7 @@ first failure in the calls' order raised only once every call has finished (a lo
 never cut off half way)."""
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -31,3 +32,23 @@ def test_at_once__raises_the_first_failure_in_order_after_every_call_finished():
     with pytest.raises(ValueError, match="^first$"):
         threads.at_once({"slow": slow_ok, "x": fails("first"), "y": fails("second")})
     assert finished == ["slow"]
+
+
+def test_a_forked_child__runs_calls_on_threads_of_its_own():
+    threads.at_once({"parent": lambda: 1})  # the parent's pool exists before the fork
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's threads are gone; without a pool of its own the call never runs
+        try:
+            os._exit(0 if threads.at_once({"child": lambda: 7}) == {"child": 7} else 1)
+        finally:
+            os._exit(2)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child's call never ran")
