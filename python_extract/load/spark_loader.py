@@ -230,8 +230,10 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
             if not package.is_landed(table):
                 steps[table] = functools.partial(_land_marked, spark, package, table)
         if state is not None:
-            steps[STATE_TABLE] = functools.partial(_write_state_marked, spark, package, state)
-        steps[LOAD_TABLES_TABLE] = functools.partial(_write_load_tables_marked, spark, package)
+            steps[STATE_TABLE] = functools.partial(_write_once, package, STATE_TABLE, lambda retry: write_state(
+                spark, dataset, load_id, state, retry=retry))
+        steps[LOAD_TABLES_TABLE] = functools.partial(_write_once, package, LOAD_TABLES_TABLE, lambda retry: write_load_tables(
+            spark, dataset, load_id, load_tables(package), retry=retry))
         tables = set(package.tables())
         futures = {threads.submit(run): name for name, run in steps.items()}
         failed: Dict[str, BaseException] = {}
@@ -248,9 +250,7 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
         if state is not None:
             hooks.emit("state_written", package=package)
         step = LOADS_TABLE
-        retry = package.landing_started(LOADS_TABLE)
-        package.mark_landing(LOADS_TABLE)
-        _retrying(lambda again: complete_load(spark, dataset, load_id, schema, retry=retry or again), f"load {load_id} {LOADS_TABLE}")
+        _write_once(package, LOADS_TABLE, lambda retry: complete_load(spark, dataset, load_id, schema, retry=retry))
     except PipelineStepFailed:
         raise
     except Exception as e:  # noqa: BLE001 - rewrapped with the load and table named
@@ -265,15 +265,9 @@ def _land_marked(spark, package: LoadPackage, table: str) -> None:
     package.mark_landed(table)
 
 
-def _write_state_marked(spark, package: LoadPackage, state) -> None:
-    retry = package.landing_started(STATE_TABLE)
-    package.mark_landing(STATE_TABLE)
-    _retrying(lambda again: write_state(spark, package.dataset, package.load_id, state, retry=retry or again),
-              f"load {package.load_id} {STATE_TABLE}")
-
-
-def _write_load_tables_marked(spark, package: LoadPackage) -> None:
-    retry = package.landing_started(LOAD_TABLES_TABLE)
-    package.mark_landing(LOAD_TABLES_TABLE)
-    _retrying(lambda again: write_load_tables(spark, package.dataset, package.load_id, load_tables(package), retry=retry or again),
-              f"load {package.load_id} {LOAD_TABLES_TABLE}")
+def _write_once(package: LoadPackage, step: str, write: Callable[[bool], None]) -> None:
+    """`write(retry)` of a row-writing step, marked as started first: `retry` says an earlier attempt (a killed
+    run, or a lost race) may have written, so the step checks before it writes again."""
+    retry = package.landing_started(step)
+    package.mark_landing(step)
+    _retrying(lambda again: write(retry or again), f"load {package.load_id} {step}")
