@@ -1,8 +1,9 @@
 # Two commands on a fresh machine (see README):
 #   make demo   set up, then run the demo (sample data -> extractor -> staging -> dbt run -> final table)
-#   make test   set up, then run the whole test suite on the embedded lakehouse: the fast tier
-#               (tests/unit, no JVM) first, then the execution tier, on TEST_WORKERS pytest-xdist
-#               workers (default 2, one per core; each with its own lakehouse and JVMs;
+#   make test   set up, then run the whole test suite on the embedded lakehouse, twice: every test on
+#               Delta (the default format; the fast tier, tests/unit, first), then the tests whose
+#               behaviour depends on the format (marked each_format) on Iceberg; each on TEST_WORKERS
+#               pytest-xdist workers (default 2, one per core; each with its own lakehouse and JVMs;
 #               TEST_WORKERS=0 runs in this process; see docs/testing.md)
 #   make test-fast   the fast tier alone (seconds)
 .PHONY: setup demo test test-fast
@@ -18,8 +19,11 @@ $(STAMP): pyproject.toml scripts/setup.sh
 demo: setup
 	.venv/bin/sparkload demo
 
+PYTEST := .venv/bin/pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+
 test: setup
-	.venv/bin/pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+	$(PYTEST) --table-format delta; delta=$$?; $(PYTEST) --table-format iceberg; iceberg=$$?; \
+	echo "make test: delta run exit $$delta, iceberg run exit $$iceberg"; [ $$delta = 0 ] && [ $$iceberg = 0 ]
 
 test-fast: setup
 	.venv/bin/pytest tests/unit

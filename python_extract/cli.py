@@ -1,8 +1,9 @@
 """The `sparkload` command: parses arguments, calls one library function, prints. A leaf: nothing
 in the library imports it.
 
-    sparkload lakehouse setup [--table-format iceberg] [--s3]   cache the jars the format (and S3) need offline, train
-                                                         the JVM class archive (--no-class-archive: don't)
+    sparkload lakehouse setup [--table-format iceberg] [--s3] [--jars SET ...]   fetch the jars the format (and S3)
+                                                         need from Maven once, train the JVM class archive
+                                                         (--no-class-archive: don't)
     sparkload lakehouse check [--table-format delta]     say which format a session would get, and why
     sparkload demo [--home DIR]                          sample data -> extractor -> dbt run -> final table
     sparkload run TARGET | sparkload pipeline {info,loads,reset,drop} NAME   the extractor (cli_pipeline.py)
@@ -47,14 +48,16 @@ from .errors import (
     from_os_error,
 )
 from .lakehouse import LakehouseConfig
+from .lakehouse.jars import JAR_SETS
 from .lakehouse.java_errors import concise, root_cause
 from .lakehouse.session import quiet_jvm
 
 
 def _lakehouse_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--home", help="lakehouse directory (SPARKLOAD_HOME, default ./.sparkload)")
-    p.add_argument("--table-format", choices=["auto", "delta", "iceberg"], help="SPARKLOAD_TABLE_FORMAT, default auto")
-    p.add_argument("--jars-dir", help="directory with Delta jars (SPARKLOAD_JARS)")
+    p.add_argument("--table-format", choices=["delta", "iceberg"],
+                   help="SPARKLOAD_TABLE_FORMAT; default: the lakehouse's own, else delta")
+    p.add_argument("--jars-dir", help="directory holding the lakehouse's jars (SPARKLOAD_JARS)")
     p.add_argument("--master", help="Spark master (SPARKLOAD_MASTER, default local[*])")
 
 
@@ -65,12 +68,15 @@ def _config(args: argparse.Namespace) -> LakehouseConfig:
 
 
 def _cmd_setup(args: argparse.Namespace) -> int:
-    from .lakehouse import class_archive
-    from .lakehouse.jars import provision
+    from .lakehouse import choose_format, class_archive
+    from .lakehouse.jars import provision, sets_of
+    from .lakehouse.config import DEFAULT_FORMAT, pinned_format
 
     config = _config(args)
-    for jar in provision(config, s3=args.s3):
+    sets = sets_of(config, pinned_format(config) or config.table_format or DEFAULT_FORMAT) + (["s3"] if args.s3 else [])
+    for jar in provision(config, sets + list(args.jars or [])):
         print(jar)
+    choose_format(config)  # the format's jars are all there now, or this says which are not
     if args.class_archive:
         started = time.monotonic()
         found = class_archive.ensure(config)
@@ -198,6 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=fn, s3=False)
         if name == "setup":
             p.add_argument("--s3", action="store_true", help="also cache hadoop-aws for a warehouse on S3 (s3a://)")
+            p.add_argument("--jars", nargs="+", choices=sorted(JAR_SETS), metavar="SET",
+                           help=f"also fetch these jar sets ({', '.join(sorted(JAR_SETS))}), e.g. both formats on one machine")
             p.add_argument("--no-class-archive", dest="class_archive", action="store_false",
                            help="skip training the JVM class archive that makes each session start faster (30-45 s, 160 MB)")
     serve = lake.add_parser("serve", help="run the Spark Thrift server over the lakehouse until Ctrl-C")

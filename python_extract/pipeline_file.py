@@ -14,7 +14,7 @@ all before any Spark work.
     lock_wait: 60                         # seconds to wait for another writer of the pipeline
     keep_loaded_packages: 10              # loaded packages kept on disk
     lakehouse: {home: /data/lake, table_format: iceberg, master: "local[*]", jars_dir: ..., jars_cache: ...,
-                catalog_uri: ..., delta_maven: ..., spark_conf: {spark.executor.memory: 2g}}
+                catalog_uri: ..., spark_conf: {spark.executor.memory: 2g}}
 
 Unknown keys are refused at every level (a plugin's `config` by the plugin's JSON Schema), with the
 closest valid key suggested. `check_arguments` checks `args` against the signature of the function
@@ -46,9 +46,9 @@ _STRING = {"type": "string", "minLength": 1}
 LAKEHOUSE_SCHEMA = {
     "type": "object", "additionalProperties": False,
     "properties": {
-        "home": _STRING, "table_format": {"enum": ["auto", *TABLE_FORMATS]}, "master": _STRING,
+        "home": _STRING, "table_format": {"enum": list(TABLE_FORMATS)}, "master": _STRING,
         "jars_dir": _STRING, "jars_cache": _STRING, "catalog_uri": _STRING,
-        "delta_maven": {"type": ["string", "null"]}, "app_name": _STRING,
+        "app_name": _STRING,
         "spark_conf": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
     },
 }

@@ -1,18 +1,16 @@
 #!/usr/bin/env bash
-# Sets up this checkout on a fresh machine: system packages (Java 17, jarjar, an H2 JDBC driver),
-# a virtual environment at .venv/ with sparkload and its test dependencies, and the cached jars of
-# the offline Iceberg lakehouse. Safe to run again; it only does what is missing.
+# Sets up this checkout on a fresh machine: system packages (Java 17, Maven, PostgreSQL for the SQL source
+# tests), a virtual environment at .venv/ with sparkload and its test dependencies, the jars both table
+# formats, S3 and a PostgreSQL catalog need (fetched from Maven Central once, checked against the SHA-256
+# sums pinned in python_extract/lakehouse/jars.py) and the JVM class archive. Safe to run again; it only
+# does what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
 command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
-[ -f /usr/share/java/jarjar.jar ] || need+=(libjarjar-java)
-[ -f /usr/share/java/h2.jar ] || need+=(libh2-java)
+command -v mvn >/dev/null 2>&1 || need+=(maven)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)  # SQL source tests
-# the JDBC driver of an Iceberg catalog on PostgreSQL (tests/deploy/test_cluster.py)
-{ ls ~/.m2/repository/org/postgresql/postgresql/*/postgresql-*.jar || ls /usr/share/java/postgresql.jar; } >/dev/null 2>&1 \
-  || need+=(libpostgresql-jdbc-java)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
@@ -24,6 +22,7 @@ fi
 # compat mode: the checkout goes on sys.path, so dbt's namespace packages (dbt.adapters, dbt.include)
 # pick up dbt/adapters/sparkload and dbt/include/sparkload straight from the source tree
 .venv/bin/pip install -q --disable-pip-version-check -e '.[test]' --config-settings editable_mode=compat
-# --s3: hadoop-aws for S3 warehouses (tests/lakehouse/test_s3.py), from the PyPI sdist sagemaker-pyspark
-.venv/bin/sparkload lakehouse setup --table-format iceberg --s3 >/dev/null
+# the jars of both formats (the tests run both), S3A (tests/lakehouse/test_s3.py) and the PostgreSQL driver (an
+# Iceberg catalog on PostgreSQL, tests/deploy/test_cluster.py); the class archive of a delta session
+.venv/bin/sparkload lakehouse setup --s3 --jars iceberg postgresql >/dev/null
 echo "setup: done (.venv/bin/sparkload, .venv/bin/dbt)"

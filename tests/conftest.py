@@ -23,6 +23,11 @@ class_archive.py`, as `sparkload lakehouse setup` does), so every session `get_s
 process's, the workers', the CLI's and dbt's child processes') maps its classes from it; the servers
 start without it.
 
+Table formats: a run is on one format, `--table-format` (or SPARKLOAD_TABLE_FORMAT), delta by default: every
+process it starts inherits it. A run on delta, the default format, runs every test; a run on another format
+runs only the tests marked `each_format` (their behaviour depends on the format: landing, every strategy's
+statements, maintenance, the catalog's processes), unless `--every-test`. `make test` runs both.
+
 Parallel runs (`pytest -n 2 --dist loadgroup`, pytest-xdist, as `make test` does): each worker is a run
 of its own, with its own lakehouse, SparkSession, thrift server and watchdog, and ends when the controller
 does. `dbt deps` runs once, in the controller before the workers start; each worker's dbt writes its own
@@ -66,6 +71,8 @@ DEPS_INSTALLED = "SPARKLOAD_TEST_DBT_DEPS_INSTALLED"
 FAST_TIER = "tests/unit/"
 GROUP_SECONDS = Path(__file__).with_name("group_seconds.json")  # {group: seconds}, see group_seconds()
 GROUP_SECONDS_KEY = "sparkload/group_seconds"
+DEFAULT_FORMAT = "delta"  # python_extract.lakehouse.config.DEFAULT_FORMAT (not imported: the fast tier loads no product
+# module before its guard is in place)
 
 from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared by every test folder)
 
@@ -73,6 +80,12 @@ from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared
 def pytest_addoption(parser):
     parser.addoption("--dbt-targets", default=os.environ.get("SPARKLOAD_DBT_TARGETS"),
                      help=f"comma-separated dbt targets to run dbt tests on (default: {','.join(DBT_TARGETS)})")
+    parser.addoption("--table-format", choices=("delta", "iceberg"),
+                     default=os.environ.get("SPARKLOAD_TABLE_FORMAT") or DEFAULT_FORMAT,
+                     help=f"the run's lakehouse format (default {DEFAULT_FORMAT}); on another than {DEFAULT_FORMAT} only the "
+                          "tests marked each_format run, unless --every-test")
+    parser.addoption("--every-test", action="store_true",
+                     help="on a format other than the default, run every test, not only those marked each_format")
     parser.addoption("--thrift", choices=("wire", "all"), default=os.environ.get("SPARKLOAD_THRIFT", "wire"),
                      help="what runs on the thrift targets: only the tests (adapter-suite classes) marked over_the_wire, "
                           "whose code path differs there (default, 'wire'), or every one ('all')")
@@ -87,6 +100,8 @@ def fast_tier_only(config) -> bool:
 
 @pytest.hookimpl(trylast=True)  # after pytest's tmpdir plugin has configured the base temporary folder
 def pytest_configure(config):
+    # the run's format reaches every process it starts (the CLI's, dbt's, the servers')
+    os.environ["SPARKLOAD_TABLE_FORMAT"] = config.getoption("--table-format")
     # the scratch files of every JVM of the run, embedded or started by a test (blockmgr-* and spark-* folders,
     # extracted native libraries), go under the run's base temporary folder, which pytest rotates: a JVM that a
     # test kills on purpose cannot delete its own, and they piled up in /tmp
@@ -108,6 +123,8 @@ def pytest_configure(config):
     elif getattr(config.option, "numprocesses", None) and not config.option.collectonly:  # xdist's controller
         install_dbt_deps()
         os.environ[DEPS_INSTALLED] = "1"  # the workers, started after this, inherit it
+    config.addinivalue_line("markers", "each_format: the test's behaviour depends on the table format: it runs on each "
+                                       "format; the others run on delta, the default, only")
     config.addinivalue_line("markers", "dbt_targets(*names): the dbt targets a test runs on (default: embedded, thrift)")
     config.addinivalue_line(
         "markers", "over_the_wire: the test's (adapter-suite class's) code path differs over thrift: it runs there by "
@@ -154,10 +171,15 @@ def group_seconds(config) -> Dict[str, float]:
     (pytest's cache, written by the controller at the end of each run)."""
     import json
 
-    seconds = json.loads(GROUP_SECONDS.read_text()) if GROUP_SECONDS.exists() else {}
+    recorded = json.loads(GROUP_SECONDS.read_text()) if GROUP_SECONDS.exists() else {}
+    seconds = recorded.get(config.getoption("--table-format"), {})
     cache = getattr(config, "cache", None)
-    seconds.update(cache.get(GROUP_SECONDS_KEY, {}) if cache else {})
+    seconds.update(cache.get(_seconds_key(config), {}) if cache else {})
     return seconds
+
+
+def _seconds_key(config) -> str:
+    return f"{GROUP_SECONDS_KEY}/{config.getoption('--table-format')}"
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
@@ -169,6 +191,11 @@ def pytest_collection_modifyitems(config, items):
     first (as measured, `group_seconds`), so that the last group a worker takes is a short one. `make test`
     passes `--no-loadscope-reorder`, so xdist hands out groups in this order (its own order is by number
     of tests)."""
+    if config.getoption("--table-format") != DEFAULT_FORMAT and not config.getoption("--every-test"):
+        kept = [item for item in items if item.get_closest_marker("each_format")]
+        if len(kept) < len(items):
+            config.hook.pytest_deselected(items=[item for item in items if not item.get_closest_marker("each_format")])
+            items[:] = kept
     seconds = group_seconds(config)
     first_seen: Dict[str, int] = {}
     for index, item in enumerate(items):
@@ -200,9 +227,9 @@ def pytest_sessionfinish(session, exitstatus):
     whole = config.args in ([], ["tests"], [str(REPO / "tests")]) and not config.option.keyword and not config.option.markexpr
     if XDIST_WORKER or not cache or not _measured or not whole or exitstatus not in (0, 1) or session.shouldstop:
         return
-    seconds = cache.get(GROUP_SECONDS_KEY, {})
+    seconds = cache.get(_seconds_key(config), {})
     seconds.update({group: round(s, 1) for group, s in _measured.items()})
-    cache.set(GROUP_SECONDS_KEY, seconds)
+    cache.set(_seconds_key(config), seconds)
 
 
 @pytest.hookimpl(optionalhook=True)

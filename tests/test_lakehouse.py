@@ -12,53 +12,65 @@ from pathlib import Path
 import pytest
 
 from python_extract.lakehouse import LakehouseConfig, LakehouseConfigError, choose_format, session_format
-from python_extract.lakehouse.jars import delta_jars, maven_reachable
+from python_extract.lakehouse.jars import JAR_SETS
+
+pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
 
 REPO = Path(__file__).resolve().parents[1]
-DELTA_JARS = os.environ.get("SPARKLOAD_JARS")
-HAS_DELTA = bool(delta_jars(Path(DELTA_JARS))) if DELTA_JARS else False
-NO_DELTA = (
-    "no Delta Lake jar on this machine (no Maven access here): set SPARKLOAD_JARS to a directory "
-    "holding delta-spark_2.12-3.3.x.jar and delta-storage-3.3.x.jar to run the Delta tests"
-)
 
 
-def _env_without_delta(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "SPARKLOAD_JARS"}
-    env["SPARKLOAD_HOME"] = str(tmp_path)
+def _env_without_jars(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARKLOAD_JARS", "SPARKLOAD_TABLE_FORMAT")}
+    env.update(SPARKLOAD_HOME=str(tmp_path / "lake"), SPARKLOAD_JARS_CACHE=str(tmp_path / "no-jars"))
     return env
 
 
-@pytest.mark.skipif(maven_reachable(), reason="Maven Central is reachable here, so delta would resolve")
-def test_delta_without_jars__fails_within_seconds_with_an_actionable_message(tmp_path):
-    code = (
-        "from python_extract.lakehouse import LakehouseConfig, get_session\n"
-        "get_session(LakehouseConfig(table_format='delta'))\n"
-    )
+def test_missing_jars__a_session_fails_within_seconds_naming_them_and_how_to_supply_them(tmp_path):
+    code = "from python_extract.lakehouse import LakehouseConfig, get_session\nget_session(LakehouseConfig.from_env())\n"
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", code], env=_env_without_delta(tmp_path),
-                          capture_output=True, text=True, timeout=60)
-    elapsed = time.monotonic() - started
+    done = subprocess.run([sys.executable, "-c", code], env=_env_without_jars(tmp_path), capture_output=True, text=True,
+                          timeout=60)
     assert done.returncode != 0
-    assert elapsed < 10, f"took {elapsed:.1f}s"
-    assert "SPARKLOAD_JARS" in done.stderr and "iceberg" in done.stderr
+    assert time.monotonic() - started < 10
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == (f"python_extract.errors.LakehouseConfigError: missing jars: delta-spark_2.12-3.3.3.jar, "
+                    f"delta-storage-3.3.3.jar, h2-1.4.200.jar are not in {tmp_path / 'no-jars'}: run `sparkload lakehouse "
+                    "setup --jars delta` (fetches them from Maven Central once), or put them in a directory and set "
+                    "SPARKLOAD_JARS to it")
+    assert not (tmp_path / "lake" / "lakehouse.json").exists()  # nothing pinned by a start that did not happen
 
 
-@pytest.mark.skipif(maven_reachable(), reason="Maven Central is reachable here, so delta would resolve")
-def test_cli_check__delta_without_jars_exits_2_and_auto_falls_back_to_iceberg(tmp_path):
+def test_cli_check__a_new_lakehouse_is_delta_whatever_the_network_and_missing_jars_exit_2(tmp_path):
     cli = [sys.executable, "-m", "python_extract.cli", "lakehouse", "check"]
-    delta = subprocess.run([*cli, "--table-format", "delta"], env=_env_without_delta(tmp_path),
-                           capture_output=True, text=True, timeout=60)
-    assert delta.returncode == 2
-    assert "choose table_format 'iceberg'" in delta.stderr
-    auto = subprocess.run(cli, env=_env_without_delta(tmp_path), capture_output=True, text=True, timeout=60)
-    assert auto.returncode == 0, auto.stderr
-    assert auto.stdout.startswith("table format iceberg: auto: no Delta jars")
+    missing = subprocess.run(cli, env=_env_without_jars(tmp_path), capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1, missing.stderr
+    assert missing.stderr.startswith("sparkload: missing jars: delta-spark_2.12-3.3.3.jar")
+    env = {**_env_without_jars(tmp_path), "SPARKLOAD_JARS_CACHE": str(LakehouseConfig().jars_cache)}
+    found = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=60)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.startswith("table format delta: a new lakehouse with no table_format set: delta, the default")
 
 
-def test_config__rejects_an_unknown_table_format():
-    with pytest.raises(LakehouseConfigError, match="table_format='hudi' is not one of auto, delta, iceberg"):
+def test_config__rejects_an_unknown_table_format_and_auto():
+    with pytest.raises(LakehouseConfigError, match="table_format='hudi' is not one of delta, iceberg$"):
         LakehouseConfig(table_format="hudi")
+    with pytest.raises(LakehouseConfigError, match=r"table_format='auto' is not one of delta, iceberg \(auto was removed"):
+        LakehouseConfig(table_format="auto")
+    assert LakehouseConfig.from_env({"SPARKLOAD_TABLE_FORMAT": ""}).table_format is None
+
+
+def test_jars__a_supplied_jar_of_other_content_is_refused_naming_the_pinned_artifact(tmp_path):
+    from python_extract.lakehouse.jars import provision
+
+    supplied = tmp_path / "jars"
+    supplied.mkdir()
+    for jar in JAR_SETS["delta"]:
+        (supplied / jar.file_name).write_bytes(b"not the artifact")
+    config = LakehouseConfig(home=tmp_path / "lake", jars_dir=supplied, jars_cache=tmp_path / "cache")
+    with pytest.raises(LakehouseConfigError, match=r"delta-spark_2.12-3.3.3.jar \(SPARKLOAD_JARS\) has SHA-256 [0-9a-f]{64}, "
+                                                   r"but sparkload pins io.delta:delta-spark_2.12:3.3.3 at 4912bf90"):
+        provision(config, ["delta"])
+    assert not (tmp_path / "cache").exists()
 
 
 def test_config__reads_sparkload_environment_variables(tmp_path):
@@ -66,7 +78,6 @@ def test_config__reads_sparkload_environment_variables(tmp_path):
         {"SPARKLOAD_HOME": str(tmp_path), "SPARKLOAD_TABLE_FORMAT": "iceberg", "SPARKLOAD_JARS": "/opt/jars"}
     )
     assert (config.home, config.table_format, config.jars_dir) == (tmp_path.resolve(), "iceberg", Path("/opt/jars"))
-    assert choose_format(config.with_(jars_cache=config.jars_cache)).table_format == "iceberg"
 
 
 def test_session__tables_are_of_the_chosen_format(spark):
@@ -80,10 +91,10 @@ def test_session__tables_are_of_the_chosen_format(spark):
     assert provider and provider[0].data_type.lower() == fmt
 
 
-@pytest.mark.skipif(not HAS_DELTA, reason=NO_DELTA)
-def test_demo__runs_on_delta_in_its_own_process(tmp_path):
-    env = {**os.environ, "SPARKLOAD_HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-m", "python_extract.cli", "demo", "--table-format", "delta"],
+def test_demo__runs_on_delta_the_default_in_its_own_process(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "SPARKLOAD_TABLE_FORMAT"}
+    env["SPARKLOAD_HOME"] = str(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "python_extract.cli", "demo"],
                           env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "table format delta" in done.stderr
@@ -110,32 +121,30 @@ def test_format_pin__the_first_start_records_the_format_and_later_starts_keep_it
     config = LakehouseConfig(home=tmp_path / "lake", table_format="iceberg")
     spark_conf(config, choose_format(config))  # what every start (session, thrift server) computes
     assert json.loads((config.home / FORMAT_RECORD).read_text())["table_format"] == "iceberg"
-    # Delta jars appear later: `auto` keeps the pinned format instead of switching
-    jars = tmp_path / "delta-jars"
-    jars.mkdir()
-    for name in ("delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar"):
-        (jars / name).write_bytes(b"")
-    auto = choose_format(config.with_(table_format="auto", jars_dir=jars))
-    assert auto.table_format == "iceberg" and auto.reason.startswith("pinned: the lakehouse's format since its first use")
+    # settings that name no format keep the pinned one (not the default, delta); an Iceberg lakehouse opened as Delta fails
+    unset = choose_format(config.with_(table_format=None))
+    assert unset.table_format == "iceberg" and unset.reason.startswith("pinned: the lakehouse's format since its first use")
     with pytest.raises(LakehouseConfigError) as error:
-        choose_format(config.with_(table_format="delta", jars_dir=jars))
+        choose_format(config.with_(table_format="delta"))
     assert str(error.value) == (
         f"the lakehouse {config.home} holds iceberg tables (its format since its first use, recorded in "
         f"{config.home / FORMAT_RECORD}); table_format=delta would switch formats: use table_format iceberg "
-        "(or auto) here, or another lakehouse home for delta")
+        "(or leave it unset) here, or another lakehouse home for delta")
 
 
-@pytest.mark.skipif(maven_reachable(), reason="Maven Central is reachable here, so delta would resolve")
 def test_format_pin__a_delta_lakehouse_without_its_jars_fails_instead_of_starting_as_iceberg(tmp_path):
     from python_extract.lakehouse.session import FORMAT_RECORD
 
-    (tmp_path / FORMAT_RECORD).write_text('{"table_format": "delta"}')
-    cli = [sys.executable, "-m", "python_extract.cli", "lakehouse", "check"]
-    done = subprocess.run(cli, env=_env_without_delta(tmp_path), capture_output=True, text=True, timeout=60)
+    (tmp_path / "lake").mkdir()
+    (tmp_path / "lake" / FORMAT_RECORD).write_text('{"table_format": "delta"}')
+    cli = [sys.executable, "-m", "python_extract.cli", "lakehouse", "check", "--table-format", "iceberg"]
+    done = subprocess.run(cli, env=_env_without_jars(tmp_path), capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
-        f"sparkload: the lakehouse {tmp_path} holds delta tables (its pinned format), but table_format 'delta' needs the Delta Lake jars")
+        f"sparkload: the lakehouse {tmp_path / 'lake'} holds delta tables (its format since its first use")
+    unset = subprocess.run(cli[:-2], env=_env_without_jars(tmp_path), capture_output=True, text=True, timeout=60)
+    assert unset.returncode == 2 and unset.stderr.startswith("sparkload: missing jars: delta-spark_2.12-3.3.3.jar"), unset.stderr
 
 
 def test_config__s3_settings_and_secrets_never_in_repr(tmp_path):
@@ -174,8 +183,8 @@ def test_catalog__a_commit_survives_a_sigkill_of_its_jvm_right_after_it(tmp_path
     env = {**os.environ, "SPARKLOAD_HOME": str(tmp_path), "SPARKLOAD_TABLE_FORMAT": "iceberg", "PYTHONPATH": str(REPO)}
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     config = LakehouseConfig.from_env(home=tmp_path)
-    h2 = next(Path(config.jars_cache).glob("h2*.jar"))
-    done = subprocess.run(["java", "-cp", str(h2), "org.h2.tools.Shell", "-url", config.iceberg_catalog_uri,
+    h2 = Path(config.jars_cache) / "h2-2.1.214.jar"
+    done = subprocess.run(["java", "-cp", str(h2), "org.h2.tools.Shell", "-url", config.catalog_jdbc_uri("iceberg"),
                            "-user", "", "-password", "", "-sql",
                            "select metadata_location from iceberg_tables where table_name = 't'"],
                           capture_output=True, text=True, timeout=60)
@@ -205,4 +214,4 @@ def test_get_session__same_settings_same_session_another_lakehouse_raises_naming
         get_session(lakehouse.with_(table_format=wrong))
     with pytest.raises(LakehouseMismatch, match=r"different one: spark_conf spark.sql.shuffle.partitions 9 \(running: \(unset\)\)"):
         get_session(lakehouse.with_(spark_conf={"spark.sql.shuffle.partitions": "9"}))
-    assert get_session(lakehouse.with_(table_format="auto")) is spark
+    assert get_session(lakehouse.with_(table_format=None)) is spark

@@ -9,17 +9,16 @@ first column; `settings.py`), then defaults.
 | setting        | env var                  | default                                  |
 |----------------|--------------------------|------------------------------------------|
 | home           | SPARKLOAD_HOME           | `./.sparkload`                           |
-| table_format   | SPARKLOAD_TABLE_FORMAT   | `auto` (delta when its jars resolve, else iceberg) |
+| table_format   | SPARKLOAD_TABLE_FORMAT   | the lakehouse's own (recorded at its first start), else `delta` |
 | master         | SPARKLOAD_MASTER         | `local[*]`                               |
-| jars_dir       | SPARKLOAD_JARS           | none (a directory holding Delta jars)    |
-| jars_cache     | SPARKLOAD_JARS_CACHE     | `~/.cache/sparkload/jars`                |
-| delta_maven    | SPARKLOAD_DELTA_MAVEN    | `io.delta:delta-spark_2.12:3.3.2`        |
-| catalog_uri    | SPARKLOAD_CATALOG_URI    | an H2 file database under `home/catalog` (iceberg only) |
+| jars_dir       | SPARKLOAD_JARS           | none (a directory holding the jars, `jars.py`) |
+| jars_cache     | SPARKLOAD_JARS_CACHE     | `~/.cache/sparkload/maven` (filled by `sparkload lakehouse setup`) |
+| catalog_uri    | SPARKLOAD_CATALOG_URI    | an H2 file database under `home/catalog`: the Hive metastore (delta) or the Iceberg catalog |
 | warehouse      | SPARKLOAD_WAREHOUSE      | `home/warehouse` (a URI: `s3a://bucket/path`, `file:/data/lake`) |
 | s3_endpoint    | SPARKLOAD_S3_ENDPOINT    | none (AWS); `http://127.0.0.1:9000` for MinIO         |
 | s3_region      | SPARKLOAD_S3_REGION      | none (AWS_REGION, else the SDK's default chain)       |
 | s3_path_style  | SPARKLOAD_S3_PATH_STYLE  | false (true for MinIO, moto, most S3-compatible stores) |
-| s3_jars        | SPARKLOAD_S3_JARS        | `auto` (cached by `lakehouse setup --s3`, else Maven); `none`: the platform's |
+| s3_jars        | SPARKLOAD_S3_JARS        | `auto` (cached by `lakehouse setup --s3`); `none`: the platform's |
 | s3_access_key_id, s3_secret_access_key, s3_session_token | AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN | none (S3A's default chain: environment, instance role) |
 
 Secrets (the three `s3_*` credentials) never appear in `repr`, logs or a process's command line: the
@@ -37,13 +36,13 @@ from .. import contract
 from ..errors import LakehouseConfigError
 from ..settings import Settings
 
-TABLE_FORMATS = ("auto", *contract.TABLE_FORMATS)
+TABLE_FORMATS = contract.TABLE_FORMATS
+DEFAULT_FORMAT = "delta"  # of a new lakehouse whose settings name none
 FORMAT_RECORD = "lakehouse.json"  # under home: the table format pinned at the lakehouse's first start
 S3_JARS = ("auto", "none")
 S3_SCHEMES = ("s3a",)
 SECRETS = {"s3_access_key_id": "AWS_ACCESS_KEY_ID", "s3_secret_access_key": "AWS_SECRET_ACCESS_KEY",
            "s3_session_token": "AWS_SESSION_TOKEN"}
-DEFAULT_DELTA_MAVEN = "io.delta:delta-spark_2.12:3.3.2"
 ICEBERG_CATALOG = "lake"
 FILE_SECTION = "lakehouse"  # `[lakehouse]` in .dlt/config.toml, secrets in .dlt/secrets.toml
 
@@ -51,11 +50,10 @@ FILE_SECTION = "lakehouse"  # `[lakehouse]` in .dlt/config.toml, secrets in .dlt
 @dataclass(frozen=True)
 class LakehouseConfig:
     home: Path = Path(".sparkload")
-    table_format: str = "auto"
+    table_format: Optional[str] = None  # None: the lakehouse's pinned format, else DEFAULT_FORMAT
     master: str = "local[*]"
     jars_dir: Optional[Path] = None
-    jars_cache: Path = Path("~/.cache/sparkload/jars")
-    delta_maven: Optional[str] = DEFAULT_DELTA_MAVEN
+    jars_cache: Path = Path("~/.cache/sparkload/maven")  # not jars/: older releases kept other builds under the same names there
     catalog_uri: Optional[str] = None
     app_name: str = "sparkload"
     spark_conf: Dict[str, str] = field(default_factory=dict)
@@ -69,9 +67,13 @@ class LakehouseConfig:
     s3_session_token: Optional[str] = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        if self.table_format not in TABLE_FORMATS:
+        if self.table_format == "":
+            object.__setattr__(self, "table_format", None)
+        if self.table_format not in (None, *TABLE_FORMATS):
             raise LakehouseConfigError(
                 f"table_format={self.table_format!r} is not one of {', '.join(TABLE_FORMATS)}"
+                + (" (auto was removed: a lakehouse's format never depends on which jars a network serves)"
+                   if self.table_format == "auto" else "")
             )
         if self.s3_jars not in S3_JARS:
             raise LakehouseConfigError(f"s3_jars={self.s3_jars!r} is not one of {', '.join(S3_JARS)}")
@@ -96,18 +98,17 @@ class LakehouseConfig:
         """Whether the warehouse is on S3 through Hadoop's S3A connector (needs hadoop-aws)."""
         return self.warehouse_uri.split(":", 1)[0].lower() in S3_SCHEMES
 
-    @property
-    def metastore(self) -> Path:
-        """Derby database of the Hive metastore (delta)."""
-        return self.home / "metastore_db"
-
-    @property
-    def iceberg_catalog_uri(self) -> str:
-        """JDBC URI of the Iceberg catalog; AUTO_SERVER lets the extractor and dbt JVMs share it.
-        WRITE_DELAY=0: H2 writes a commit to its file before the commit returns (its default holds commits
-        in memory for up to 500 ms, and a SIGKILLed JVM then loses the tables' last commit pointers)."""
+    def catalog_jdbc_uri(self, table_format: str) -> str:
+        """JDBC URI of the catalog database: `catalog_uri`, else an H2 file under `home/catalog` (the Hive
+        metastore of a delta lakehouse, the JdbcCatalog of an iceberg one). AUTO_SERVER: the first JVM to
+        open it serves it to the others (the extractor, dbt runs, the thrift and warm servers, a cluster
+        driver), so many processes use the lakehouse at once. WRITE_DELAY=0: H2 writes a commit to its file
+        before the commit returns (its default holds commits in memory for up to 500 ms, and a SIGKILLed JVM
+        then loses the tables' last commit pointers)."""
         if self.catalog_uri:
             return self.catalog_uri
+        if table_format == "delta":  # DataNucleus (the metastore's ORM) expects H2's upper-case identifiers
+            return f"jdbc:h2:file:{self.home / 'catalog' / 'metastore'};AUTO_SERVER=TRUE;WRITE_DELAY=0"
         db = self.home / "catalog" / "iceberg"
         return f"jdbc:h2:file:{db};AUTO_SERVER=TRUE;DATABASE_TO_LOWER=TRUE;WRITE_DELAY=0"
 
@@ -143,8 +144,6 @@ class LakehouseConfig:
                 values[name] = raw
         if settings.env("SPARKLOAD_JARS"):
             values["jars_dir"] = settings.env("SPARKLOAD_JARS")
-        if values.get("delta_maven", None) in ("", "none", "off"):
-            values["delta_maven"] = None
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 

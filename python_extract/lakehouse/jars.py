@@ -1,62 +1,71 @@
-"""Where the table-format jars come from, and the provisioning step that caches them.
+"""Where the lakehouse's jars come from: Maven Central, once, at setup; never during a run.
 
-Delta: an explicit jar directory (`SPARKLOAD_JARS`), else Maven coordinates when Maven is reachable,
-else the platform's classpath (a session that already exists, e.g. on Databricks).
+Every jar a session may need is pinned below by Maven coordinates and SHA-256. `sparkload lakehouse setup`
+(`provision`) fetches the missing ones with Maven (`mvn dependency:copy`, one call for all of them), checks
+each sum, and keeps them in `jars_cache`; a session (`jars_for`) only looks them up, so it starts offline
+and never resolves a package. An explicit directory (`SPARKLOAD_JARS`, profile `jars_dir`) holding the same
+file names wins over the cache, for machines that get their jars another way.
 
-Iceberg (offline-capable): the runtime jar ships in the PyPI wheel `snowpark-connect-deps-iceberg`
-without the jackson classes it was built to shade; `provision_iceberg` relocates PySpark's own
-jackson-core/databind/annotations into `org.apache.iceberg.shaded.com.fasterxml.jackson` with jarjar
-(Debian's `libjarjar-java`) and copies an H2 JDBC driver for the catalog, all into `jars_cache`.
+| set        | jars                                                              | why |
+|------------|-------------------------------------------------------------------|-----|
+| delta      | delta-spark_2.12 + delta-storage (the `delta-spark` Python package's version), H2 1.4.200 | the Hive metastore on H2 (`session.py`): DataNucleus 4.1, which Spark's Hive 2.3 client uses, cannot map its schema onto H2 2.x |
+| iceberg    | iceberg-spark-runtime-3.5_2.12, H2 2.1.214                        | the Iceberg JdbcCatalog on H2 |
+| s3         | hadoop-aws 3.3.4 (pyspark 3.5's Hadoop client) + the AWS SDK bundle it was built with | S3A, for a warehouse on `s3a://` |
+| postgresql | the PostgreSQL JDBC driver                                        | a catalog database on PostgreSQL (`catalog_uri`) |
 
-S3 (a warehouse at `s3a://...`): Hadoop's S3A connector, `hadoop-aws` plus the AWS SDK bundle it was
-built with. `provision_s3` caches `hadoop-aws-3.3.1.jar` and `aws-java-sdk-bundle-1.11.901.jar` from
-the PyPI sdist `sagemaker-pyspark` 1.4.5 (fetched with `pip download`, checked against pinned
-SHA-256 sums); they work with pyspark 3.5's hadoop client 3.3.4 (tests/lakehouse/test_s3.py). With
-Maven access the coordinates `S3_MAVEN` serve instead; platforms that ship hadoop-aws need neither.
-
-Errors: `LakehouseConfigError` with a message that says how to provide what is missing.
+Errors: `LakehouseConfigError`, one line naming the missing jars and how to supply them.
 """
 from __future__ import annotations
 
-import glob
 import hashlib
 import logging
-import os
 import shutil
-import socket
 import subprocess
-import sys
-import tarfile
 import tempfile
-import threading
-import zipfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence
+from xml.sax.saxutils import escape
 
 from .config import LakehouseConfig, LakehouseConfigError
 
 log = logging.getLogger("sparkload.lakehouse")
 
-ICEBERG_RUNTIME = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
-SHADED_JACKSON = "iceberg-shaded-jackson-2.15.2.jar"
-JACKSON_JARS = ("jackson-core-2.15.2.jar", "jackson-databind-2.15.2.jar", "jackson-annotations-2.15.2.jar")
-JARJAR_CANDIDATES = ("/usr/share/java/jarjar.jar",)
-H2_CANDIDATES = (
-    "~/.m2/repository/com/h2database/h2/*/h2-*.jar",
-    "/usr/share/java/h2.jar",
-    "/usr/share/java/h2-*.jar",
-)
-POSTGRES_CANDIDATES = (
-    "~/.m2/repository/org/postgresql/postgresql/*/postgresql-*[0-9].jar",
-    "/usr/share/java/postgresql.jar",
-)
-MAVEN_HOST = ("repo1.maven.org", 443)
-S3_SDIST = ("sagemaker-pyspark", "1.4.5")
-S3_JARS = {  # file name in the sdist's deps/jars/ -> its SHA-256
-    "hadoop-aws-3.3.1.jar": "6be50ad8a8b445d2802381b085b2a3ede5c29d353450a6a21f16b2fefa962b6e",
-    "aws-java-sdk-bundle-1.11.901.jar": "b87175b32a16544cc1b37cf40390eb375833e62bed67f8ce6cde4b7ad6429ead",
+
+@dataclass(frozen=True)
+class Jar:
+    coordinates: str  # group:artifact:version
+    sha256: str
+    jdbc_driver: bool = False  # a catalog database's driver: the Hive metastore loads it from the JVM's class path
+
+    @property
+    def file_name(self) -> str:
+        _, artifact, version = self.coordinates.split(":")
+        return f"{artifact}-{version}.jar"
+
+
+DELTA_VERSION = "3.3.3"  # pyproject.toml pins the delta-spark Python package to the same version
+JAR_SETS: Dict[str, Sequence[Jar]] = {
+    "delta": (
+        Jar(f"io.delta:delta-spark_2.12:{DELTA_VERSION}", "4912bf902a1c453aba3bd838ff212dedd357155212f9bb37a6b47d97f2827ebc"),
+        Jar(f"io.delta:delta-storage:{DELTA_VERSION}", "45ad193053fd30cebe6d9ab1889873cde39b223a0f210e00ebee8b6642476901"),
+        Jar("com.h2database:h2:1.4.200", "3ad9ac4b6aae9cd9d3ac1c447465e1ed06019b851b893dd6a8d76ddb6d85bca6", jdbc_driver=True),
+    ),
+    "iceberg": (
+        Jar("org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.10.2",
+            "c562d482dcd16b666e808b755469fbc4b2604284b41622c9d87e2c02b7cc6c5f"),
+        Jar("com.h2database:h2:2.1.214", "d623cdc0f61d218cf549a8d09f1c391ff91096116b22e2475475fce4fbe72bd0", jdbc_driver=True),
+    ),
+    "s3": (
+        Jar("org.apache.hadoop:hadoop-aws:3.3.4", "53f9ae03c681a30a50aa17524bd9790ab596b28481858e54efd989a826ed3a4a"),
+        Jar("com.amazonaws:aws-java-sdk-bundle:1.12.262", "873fe7cf495126619997bec21c44de5d992544aea7e632fdc77adb1a0915bae5"),
+    ),
+    "postgresql": (
+        Jar("org.postgresql:postgresql:42.7.4", "188976721ead8e8627eb6d8389d500dccc0c9bebd885268a3047180274a6031e",
+            jdbc_driver=True),
+    ),
 }
-S3_MAVEN = "org.apache.hadoop:hadoop-aws:3.3.4"  # pyspark 3.5's hadoop; pulls its aws-java-sdk-bundle
+MAVEN_DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:2.8"
 
 
 def pyspark_jars_dir() -> Path:
@@ -65,103 +74,62 @@ def pyspark_jars_dir() -> Path:
     return Path(pyspark.__file__).parent / "jars"
 
 
-def iceberg_jars(cache: Path) -> Optional[List[str]]:
-    """The cached Iceberg jars (runtime, shaded jackson, H2 driver), or None when not provisioned."""
-    runtime, jackson = cache / ICEBERG_RUNTIME, cache / SHADED_JACKSON
-    h2 = sorted(cache.glob("h2*.jar"))
-    if runtime.is_file() and jackson.is_file() and h2:
-        return [str(runtime), str(jackson), str(h2[-1])]
+def sets_of(config: LakehouseConfig, table_format: str) -> List[str]:
+    """The jar sets a session of `table_format` over `config`'s lakehouse needs."""
+    sets = [table_format]
+    if config.on_s3 and config.s3_jars != "none":
+        sets.append("s3")
+    if config.catalog_jdbc_uri(table_format).startswith("jdbc:postgresql:"):
+        sets.append("postgresql")
+    return sets
+
+
+def jars_for(config: LakehouseConfig, sets: Iterable[str]) -> List[str]:
+    """The paths of every jar of `sets`, from `jars_dir` when it holds one, else from the cache; raises
+    `LakehouseConfigError` naming the missing ones (a session never downloads)."""
+    found, missing = [], []
+    for jar in (jar for name in sets for jar in JAR_SETS[name]):
+        path = _located(config, jar)
+        (found if path else missing).append(str(path) if path else jar.file_name)
+    if missing:
+        names = " ".join(sorted(set(sets)))
+        where = f"{config.jars_dir} (SPARKLOAD_JARS) nor {config.jars_cache}" if config.jars_dir else str(config.jars_cache)
+        raise LakehouseConfigError(
+            f"missing jars: {', '.join(missing)} are not in {where}: run `sparkload lakehouse setup --jars {names}` "
+            "(fetches them from Maven Central once), or put them in a directory and set SPARKLOAD_JARS to it")
+    return found
+
+
+def jdbc_drivers(paths: Iterable[str]) -> List[str]:
+    """Those of `paths` (from `jars_for`) that are a catalog database's JDBC driver."""
+    drivers = {jar.file_name for jars in JAR_SETS.values() for jar in jars if jar.jdbc_driver}
+    return [p for p in paths if Path(p).name in drivers]
+
+
+def _located(config: LakehouseConfig, jar: Jar) -> Optional[Path]:
+    for folder in (config.jars_dir, config.jars_cache):
+        if folder is not None and (folder / jar.file_name).is_file():
+            return folder / jar.file_name
     return None
 
 
-def _wheel_iceberg_runtime() -> Path:
-    try:
-        import snowpark_connect_deps_iceberg  # type: ignore
-    except ImportError:
-        raise LakehouseConfigError(
-            "the Iceberg runtime jar comes from the PyPI package 'snowpark-connect-deps-iceberg': "
-            "pip install snowpark-connect-deps-iceberg"
-        )
-    base = Path(next(iter(snowpark_connect_deps_iceberg.__path__)))
-    jar = base / "jars" / ICEBERG_RUNTIME
-    if not jar.is_file():
-        raise LakehouseConfigError(f"{jar} is missing from snowpark-connect-deps-iceberg")
-    return jar
+def _verified(config: LakehouseConfig, jar: Jar) -> bool:
+    """Whether `jar` is at hand with its pinned sum; a cached file of the same name and other content (an
+    older sparkload's build of it) is removed, to be fetched again."""
+    path = _located(config, jar)
+    if path is None:
+        return False
+    if sha256(path) == jar.sha256:
+        return True
+    if path.parent == config.jars_cache:
+        log.warning("%s has SHA-256 %s, pinned %s: fetching it again", path, sha256(path), jar.sha256)
+        path.unlink()
+        return False
+    raise LakehouseConfigError(f"{path} (SPARKLOAD_JARS) has SHA-256 {sha256(path)}, but sparkload pins {jar.coordinates} "
+                               f"at {jar.sha256}: replace it with that artifact from Maven Central")
 
 
-def _first_existing(patterns: Sequence[str]) -> Optional[Path]:
-    for pattern in patterns:
-        hits = sorted(glob.glob(os.path.expanduser(pattern)))
-        if hits:
-            return Path(hits[-1])
-    return None
-
-
-def _without_multi_release(src: Path, dst: Path) -> None:
-    """Copy a jar without META-INF/versions: jarjar maps those classes onto the base ones and aborts."""
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
-        for item in zin.infolist():
-            if not item.filename.startswith("META-INF/versions/"):
-                zout.writestr(item, zin.read(item.filename))
-
-
-def _relocate_jackson(jarjar: Path, target: Path) -> None:
-    """One jar holding PySpark's jackson classes renamed to Iceberg's shaded package."""
-    src_dir = pyspark_jars_dir()
-    with tempfile.TemporaryDirectory() as tmp:
-        rules = Path(tmp) / "rules.txt"
-        rules.write_text("rule com.fasterxml.jackson.** org.apache.iceberg.shaded.com.fasterxml.jackson.@1\n")
-        merged = Path(tmp) / "merged"
-        merged.mkdir()
-        for name in JACKSON_JARS:
-            flat, out = Path(tmp) / f"flat-{name}", Path(tmp) / name
-            _without_multi_release(src_dir / name, flat)
-            done = subprocess.run(
-                ["java", "-jar", str(jarjar), "process", str(rules), str(flat), str(out)],
-                capture_output=True, text=True,
-            )
-            if done.returncode != 0 or not out.is_file():
-                raise LakehouseConfigError(f"jarjar failed on {name}: {done.stdout}{done.stderr}")
-            shutil.unpack_archive(str(out), str(merged), format="zip")
-        shutil.rmtree(merged / "META-INF", ignore_errors=True)
-        archive = shutil.make_archive(str(Path(tmp) / "shaded"), "zip", str(merged))
-        shutil.move(archive, target)
-
-
-def provision_iceberg(cache: Path) -> List[str]:
-    """Build and cache the Iceberg jars; a no-op when they are already there."""
-    cache.mkdir(parents=True, exist_ok=True)
-    existing = iceberg_jars(cache)
-    if existing:
-        return existing
-    runtime = _wheel_iceberg_runtime()
-    shutil.copyfile(runtime, cache / ICEBERG_RUNTIME)
-    if not (cache / SHADED_JACKSON).is_file():
-        jarjar = _first_existing(JARJAR_CANDIDATES)
-        if jarjar is None:
-            raise LakehouseConfigError(
-                "jarjar is needed to relocate jackson for Iceberg: apt-get install libjarjar-java"
-            )
-        _relocate_jackson(jarjar, cache / SHADED_JACKSON)
-    h2 = _first_existing(H2_CANDIDATES)
-    if h2 is None:
-        raise LakehouseConfigError(
-            "an H2 JDBC driver is needed for the Iceberg catalog: apt-get install libh2-java"
-        )
-    shutil.copyfile(h2, cache / h2.name)
-    log.info("provisioned Iceberg jars in %s", cache)
-    jars = iceberg_jars(cache)
-    assert jars, f"provisioning left {cache} incomplete"
-    return jars
-
-
-def s3_jars(cache: Path) -> Optional[List[str]]:
-    """The cached S3A jars (hadoop-aws, AWS SDK bundle), or None when not provisioned."""
-    jars = [cache / name for name in S3_JARS]
-    return [str(j) for j in jars] if all(j.is_file() for j in jars) else None
-
-
-def _sha256(path: Path) -> str:
+def sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -169,119 +137,54 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def provision_s3(cache: Path) -> List[str]:
-    """Cache the S3A jars from the PyPI sdist `sagemaker-pyspark`; a no-op when they are there."""
-    cache.mkdir(parents=True, exist_ok=True)
-    existing = s3_jars(cache)
-    if existing:
-        return existing
-    name, version = S3_SDIST
-    with tempfile.TemporaryDirectory() as tmp:
-        done = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
-             "--no-binary", ":all:", "-d", tmp, f"{name}=={version}"],
-            capture_output=True, text=True,
-        )
-        sdists = sorted(Path(tmp).glob("*.tar.gz"))
-        if done.returncode != 0 or not sdists:
-            raise LakehouseConfigError(
-                f"could not download the PyPI sdist {name}=={version}, which holds hadoop-aws for S3: "
-                f"{(done.stderr or done.stdout).strip().splitlines()[-1:] or 'no file'}; "
-                f"with Maven access, set spark_conf spark.jars.packages={S3_MAVEN} instead"
-            )
-        with tarfile.open(sdists[0]) as sdist:
-            members = {Path(m.name).name: m for m in sdist.getmembers() if Path(m.name).name in S3_JARS}
-            for jar, digest in S3_JARS.items():
-                if jar not in members:
-                    raise LakehouseConfigError(f"{sdists[0].name} holds no {jar}")
-                part = Path(tmp) / jar
-                with sdist.extractfile(members[jar]) as src, open(part, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-                if _sha256(part) != digest:
-                    raise LakehouseConfigError(f"{jar} from {sdists[0].name} has SHA-256 {_sha256(part)}, expected {digest}")
-                shutil.move(str(part), cache / jar)
-    log.info("provisioned S3A jars in %s", cache)
-    jars = s3_jars(cache)
-    assert jars, f"provisioning left {cache} incomplete"
-    return jars
+def provision(config: LakehouseConfig, sets: Iterable[str]) -> List[str]:
+    """What `sparkload lakehouse setup` does: fetch every jar of `sets` that neither `jars_dir` nor the cache
+    holds, with one Maven call, into the cache, each checked against its pinned SHA-256; a no-op when all are
+    there. Returns the paths of all of them."""
+    sets = list(dict.fromkeys(sets))
+    wanted = [jar for name in sets for jar in JAR_SETS[name]]
+    missing = [jar for jar in dict.fromkeys(wanted) if not _verified(config, jar)]
+    if missing:
+        _fetch(missing, config.jars_cache)
+    return jars_for(config, sets)
 
 
-def storage_classpath(config: LakehouseConfig) -> Tuple[List[str], Optional[str]]:
-    """(jars, Maven coordinates) of the warehouse's file system connector: none for a local warehouse
-    or `s3_jars: none` (the platform's own), the cached S3A jars, else Maven when reachable."""
-    if not config.on_s3 or config.s3_jars == "none":
-        return [], None
-    cached = s3_jars(config.jars_cache)
-    if cached:
-        return cached, None
-    if maven_reachable():
-        return [], S3_MAVEN
-    raise LakehouseConfigError(
-        f"the warehouse {config.warehouse_uri} is on S3 and hadoop-aws cannot be found: run "
-        f"`sparkload lakehouse setup --s3` once (caches it in {config.jars_cache}), run where Maven "
-        "Central is reachable, or set SPARKLOAD_S3_JARS=none where the platform provides hadoop-aws"
-    )
-
-
-def catalog_driver_jars(catalog_uri: str) -> List[str]:
-    """The JDBC driver of the Iceberg catalog's database when it is not H2 (provisioned with Iceberg)."""
-    if not catalog_uri.startswith("jdbc:postgresql:"):
-        return []
-    driver = _first_existing(POSTGRES_CANDIDATES)
-    if driver is None:
+def _fetch(jars: Sequence[Jar], cache: Path) -> None:
+    mvn = shutil.which("mvn")
+    if mvn is None:
         raise LakehouseConfigError(
-            "catalog_uri is a PostgreSQL database and no PostgreSQL JDBC driver was found: "
-            "apt-get install libpostgresql-jdbc-java"
-        )
-    return [str(driver)]
+            f"Maven (mvn) is needed to fetch {', '.join(j.file_name for j in jars)} from Maven Central: install it "
+            "(apt-get install maven), or put the jars in a directory and set SPARKLOAD_JARS to it")
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="sparkload-jars-") as tmp:
+        pom = Path(tmp) / "pom.xml"
+        pom.write_text(_pom(jars, Path(tmp) / "out"))
+        log.info("fetching %s from Maven Central", ", ".join(j.coordinates for j in jars))
+        done = subprocess.run([mvn, "-q", "-B", "-f", str(pom), f"{MAVEN_DEPENDENCY_PLUGIN}:copy"],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line][:1]
+            raise LakehouseConfigError(
+                f"Maven could not fetch {', '.join(j.coordinates for j in jars)}: "
+                f"{errors[0].strip() if errors else f'mvn exited {done.returncode}'}; "
+                "put the jars in a directory and set SPARKLOAD_JARS to it instead")
+        for jar in jars:
+            part = Path(tmp) / "out" / jar.file_name
+            actual = sha256(part)
+            if actual != jar.sha256:
+                raise LakehouseConfigError(f"{jar.coordinates} from Maven has SHA-256 {actual}, pinned {jar.sha256}: "
+                                           "not installed")
+            shutil.move(str(part), cache / jar.file_name)
+    log.info("provisioned %s in %s", ", ".join(j.file_name for j in jars), cache)
 
 
-def delta_jars(jars_dir: Optional[Path]) -> Optional[List[str]]:
-    """Delta jars (delta-spark + delta-storage) in an explicit directory, or None."""
-    if jars_dir is None or not jars_dir.is_dir():
-        return None
-    spark = sorted(jars_dir.glob("delta-spark_2.12-*.jar")) or sorted(jars_dir.glob("delta-core_2.12-*.jar"))
-    storage = sorted(jars_dir.glob("delta-storage-*.jar"))
-    if spark and storage:
-        return [str(spark[-1]), str(storage[-1])]
-    return None
-
-
-def maven_reachable(timeout: float = 3.0) -> bool:
-    """True when Maven Central answers a TCP connect within `timeout` seconds (DNS included)."""
-    result = {"ok": False}
-
-    def probe() -> None:
-        try:
-            with socket.create_connection(MAVEN_HOST, timeout=timeout):
-                result["ok"] = True
-        except OSError:
-            pass
-
-    t = threading.Thread(target=probe, daemon=True)
-    t.start()
-    t.join(timeout + 0.5)
-    return result["ok"]
-
-
-def provision(config: LakehouseConfig, s3: bool = False) -> List[str]:
-    """What `sparkload lakehouse setup` does: cache every jar the configured format needs offline, and
-    the S3A jars too when `s3` is asked for or the warehouse is on S3."""
-    storage = provision_s3(config.jars_cache) if s3 or config.on_s3 else []
-    if config.table_format == "delta":
-        found = delta_jars(config.jars_dir)
-        if not found:
-            raise LakehouseConfigError(_delta_missing_message(config))
-        return found + storage
-    return provision_iceberg(config.jars_cache) + storage
-
-
-def _delta_missing_message(config: LakehouseConfig) -> str:
-    where = f"SPARKLOAD_JARS={config.jars_dir}" if config.jars_dir else "SPARKLOAD_JARS is not set"
-    return (
-        "table_format 'delta' needs the Delta Lake jars, and none could be found: "
-        f"{where}; Maven Central is unreachable; no running Spark platform provides them. "
-        "Put delta-spark_2.12-3.3.x.jar and delta-storage-3.3.x.jar in a directory and set "
-        "SPARKLOAD_JARS (or `jars_dir` in the profile), run where Maven Central is reachable, "
-        "or choose table_format 'iceberg' (run `sparkload lakehouse setup` once to cache its jars)."
-    )
+def _pom(jars: Sequence[Jar], out: Path) -> str:
+    items = "".join(
+        "<artifactItem><groupId>{}</groupId><artifactId>{}</artifactId><version>{}</version></artifactItem>".format(
+            *map(escape, jar.coordinates.split(":"))) for jar in jars)
+    return ("<project><modelVersion>4.0.0</modelVersion><groupId>sparkload</groupId><artifactId>jars</artifactId>"
+            "<version>1</version><packaging>pom</packaging><build><plugins><plugin>"
+            "<groupId>org.apache.maven.plugins</groupId><artifactId>maven-dependency-plugin</artifactId>"
+            f"<version>{MAVEN_DEPENDENCY_PLUGIN.rsplit(':', 1)[1]}</version>"
+            f"<configuration><outputDirectory>{escape(str(out))}</outputDirectory><artifactItems>{items}</artifactItems>"
+            "</configuration></plugin></plugins></build></project>")

@@ -1,21 +1,20 @@
 """The lakehouse factory: one configured SparkSession for the extractor, the dbt adapter and tests.
 
 `get_session(config)` returns the process's SparkSession, building it on first use:
-- `delta`: Delta extensions + DeltaCatalog over a Hive metastore in Derby under `home/metastore_db`
-  (one JVM at a time; the extractor and a later `dbt run` share it in turn);
+- `delta` (the default): Delta extensions + DeltaCatalog over Spark's Hive metastore, kept in an H2 file
+  database under `home/catalog` (`metastore_conf`; `AUTO_SERVER` lets many JVMs share it);
 - `iceberg`: an Iceberg JdbcCatalog on an H2 file database under `home/catalog` as Spark's default
-  catalog (`AUTO_SERVER` lets two JVMs share it), metadata caching off so a long-lived JVM never reads
+  catalog (`AUTO_SERVER` lets many JVMs share it), metadata caching off so a long-lived JVM never reads
   stale snapshots written by another.
-- `auto`: delta when its jars resolve, else iceberg.
 
 The format is pinned: the first session (or thrift server) of a lakehouse records its format in
-`home/lakehouse.json`, and every later start keeps it (`auto` resolves to it); asking for the other
-format, or its jars missing, fails with one line instead of writing new tables in another format.
+`home/lakehouse.json`, and every later start keeps it (an unset `table_format` resolves to it); asking for
+the other format, or its jars missing, fails with one line instead of writing new tables in another format.
 The chosen format is logged with its reason and recorded in the session conf under
 `spark.sparkload.table_format`, where `session_format` reads it back.
 
 A warehouse on S3 (`warehouse: s3a://bucket/path`, for Spark and the Iceberg catalog alike) adds the
-S3A connector's jars (`jars.storage_classpath`) and its settings; credentials go onto the Hadoop
+S3A connector's jars (`jars.sets_of`) and its settings; credentials go onto the Hadoop
 configuration of the running JVM before the SparkSession exists, never onto a command line or a log.
 
 One process holds one lakehouse session: `get_session` with the settings the running session was built
@@ -40,15 +39,14 @@ from typing import Dict, Iterator, List, Optional
 
 from ..errors import LakehouseConfigError, LakehouseMismatch
 from . import class_archive
-from .config import FORMAT_RECORD, ICEBERG_CATALOG, LakehouseConfig, pinned_format
-from .jars import (
-    _delta_missing_message, catalog_driver_jars, delta_jars, maven_reachable, provision_iceberg, storage_classpath,
-)
+from .config import DEFAULT_FORMAT, FORMAT_RECORD, ICEBERG_CATALOG, LakehouseConfig, pinned_format
+from .jars import jars_for, jdbc_drivers, sets_of
 
 log = logging.getLogger("sparkload.lakehouse")
 
 FORMAT_CONF = "spark.sparkload.table_format"
 IDENTITY_CONF = "spark.sparkload.lakehouse"  # lakehouse_identity of the settings the session was built from
+CLASS_PATH = "spark.driver.extraClassPath"
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 ICEBERG_EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
 _SESSION = None
@@ -82,7 +80,6 @@ class FormatChoice:
     table_format: str
     reason: str
     jars: List[str] = field(default_factory=list)
-    packages: Optional[str] = None
 
 
 def pin_format(config: LakehouseConfig, choice: FormatChoice) -> None:
@@ -98,41 +95,30 @@ def pin_format(config: LakehouseConfig, choice: FormatChoice) -> None:
 
 
 def choose_format(config: LakehouseConfig) -> FormatChoice:
-    """Which table format the session gets, with the jars or Maven coordinates that provide it: the
-    lakehouse's pinned format when it has one, else the configured one."""
+    """Which table format the session gets, with the jars that provide it: the lakehouse's pinned format
+    when it has one (another one asked for is an error), else the configured one, else delta. Decided by
+    the settings and the lakehouse alone: which jars or networks are at hand never changes it."""
     pinned = pinned_format(config)
-    if pinned and config.table_format not in ("auto", pinned):
+    if pinned and config.table_format not in (None, pinned):
         raise LakehouseConfigError(
             f"the lakehouse {config.home} holds {pinned} tables (its format since its first use, recorded in "
             f"{config.home / FORMAT_RECORD}); table_format={config.table_format} would switch formats: "
-            f"use table_format {pinned} (or auto) here, or another lakehouse home for {config.table_format}"
+            f"use table_format {pinned} (or leave it unset) here, or another lakehouse home for {config.table_format}"
         )
-    wanted = pinned or config.table_format
-    if wanted in ("delta", "auto"):
-        found = delta_jars(config.jars_dir)
-        if found:
-            return FormatChoice("delta", f"Delta jars found in {config.jars_dir}", jars=found)
-        if config.delta_maven and maven_reachable():
-            return FormatChoice("delta", f"Delta from Maven ({config.delta_maven})", packages=config.delta_maven)
-        if wanted == "delta":
-            pinned_note = f"the lakehouse {config.home} holds delta tables (its pinned format), but " if pinned else ""
-            raise LakehouseConfigError(pinned_note + _delta_missing_message(config))
-    jars = provision_iceberg(config.jars_cache) + catalog_driver_jars(config.iceberg_catalog_uri)
     if pinned:
-        reason = f"pinned: the lakehouse's format since its first use ({config.home / FORMAT_RECORD})"
-    elif config.table_format == "iceberg":
-        reason = "table_format is iceberg"
+        fmt, reason = pinned, f"pinned: the lakehouse's format since its first use ({config.home / FORMAT_RECORD})"
+    elif config.table_format:
+        fmt, reason = config.table_format, f"table_format is {config.table_format}"
     else:
-        reason = "auto: no Delta jars (SPARKLOAD_JARS unset or empty, Maven unreachable), so Iceberg"
-    return FormatChoice("iceberg", f"{reason}; jars from {config.jars_cache}", jars=jars)
+        fmt, reason = DEFAULT_FORMAT, f"a new lakehouse with no table_format set: {DEFAULT_FORMAT}, the default"
+    jars = jars_for(config, sets_of(config, fmt))
+    return FormatChoice(fmt, f"{reason}; jars from {config.jars_dir or config.jars_cache}", jars=jars)
 
 
 def spark_conf(config: LakehouseConfig, choice: FormatChoice, pin: bool = True) -> Dict[str, str]:
     """Every static setting of a session about to start (no secret among them), as
     `SparkSession.builder.config` pairs. Starting one pins the lakehouse's format (`pin_format`; `pin`
     False: only the settings, for what a session would get)."""
-    home = config.home
-    storage_jars, storage_packages = storage_classpath(config)
     if pin:
         pin_format(config, choice)
     conf = {
@@ -145,22 +131,21 @@ def spark_conf(config: LakehouseConfig, choice: FormatChoice, pin: bool = True) 
         "spark.ui.showConsoleProgress": "false",
         FORMAT_CONF: choice.table_format,
     }
-    if choice.jars or storage_jars:
-        conf["spark.jars"] = ",".join(choice.jars + storage_jars)
-    packages = [p for p in (choice.packages, storage_packages) if p]
-    if packages:
-        conf["spark.jars.packages"] = ",".join(packages)
+    if choice.jars:
+        conf["spark.jars"] = ",".join(choice.jars)
     conf.update(s3_conf(config))
+    catalog_uri = config.catalog_jdbc_uri(choice.table_format)
     if choice.table_format == "delta":
         conf.update({
             "spark.sql.extensions": DELTA_EXTENSION,
             "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
             "spark.sql.catalogImplementation": "hive",
-            # the metastore's Derby only: set on Iceberg lakehouses it broke the thrift server's execution Derby
-            "spark.driver.extraJavaOptions": f"-Dderby.system.home={home}",
-            "spark.hadoop.javax.jdo.option.ConnectionURL":
-                f"jdbc:derby:;databaseName={config.metastore};create=true",
+            # a table's state is rebuilt from its log in this many tasks (Delta's default, 50, made every
+            # statement on a small table run 50-task stages)
+            "spark.databricks.delta.snapshotPartitions": "2",
+            **metastore_conf(catalog_uri),
         })
+        conf[CLASS_PATH] = ":".join(jdbc_drivers(choice.jars))
     else:
         cat = f"spark.sql.catalog.{ICEBERG_CATALOG}"
         conf.update({
@@ -169,12 +154,33 @@ def spark_conf(config: LakehouseConfig, choice: FormatChoice, pin: bool = True) 
             "spark.sql.defaultCatalog": ICEBERG_CATALOG,
             cat: "org.apache.iceberg.spark.SparkCatalog",
             f"{cat}.catalog-impl": "org.apache.iceberg.jdbc.JdbcCatalog",
-            f"{cat}.uri": config.iceberg_catalog_uri,
+            f"{cat}.uri": catalog_uri,
             f"{cat}.jdbc.schema-version": "V1",
             f"{cat}.warehouse": config.warehouse_uri,
             f"{cat}.cache-enabled": "false",
         })
     conf.update(config.spark_conf)
+    if CLASS_PATH in config.spark_conf and choice.table_format == "delta":
+        conf[CLASS_PATH] = ":".join(jdbc_drivers(choice.jars) + [config.spark_conf[CLASS_PATH]])
+    return conf
+
+
+def metastore_conf(catalog_uri: str) -> Dict[str, str]:
+    """The Hive metastore of a delta lakehouse on the catalog database (`LakehouseConfig.catalog_jdbc_uri`):
+    Spark's built-in Hive 2.3 client, its schema created on first use (DataNucleus); no Derby, which admits
+    one JVM at a time. `datanucleus.mapping.Schema`: H2 also has an INFORMATION_SCHEMA.ROLES table, which
+    DataNucleus would otherwise take for the metastore's ROLES."""
+    driver = "org.postgresql.Driver" if catalog_uri.startswith("jdbc:postgresql:") else "org.h2.Driver"
+    conf = {
+        "spark.hadoop.javax.jdo.option.ConnectionURL": catalog_uri,
+        "spark.hadoop.javax.jdo.option.ConnectionDriverName": driver,
+        "spark.hadoop.datanucleus.schema.autoCreateAll": "true",
+        "spark.hadoop.hive.metastore.schema.verification": "false",
+    }
+    if driver == "org.h2.Driver":
+        conf.update({"spark.hadoop.javax.jdo.option.ConnectionUserName": "sa",
+                     "spark.hadoop.javax.jdo.option.ConnectionPassword": "",
+                     "spark.hadoop.datanucleus.mapping.Schema": "PUBLIC"})
     return conf
 
 
@@ -206,7 +212,7 @@ def s3_credentials_conf(config: LakehouseConfig) -> Dict[str, str]:
 def lakehouse_identity(config: LakehouseConfig) -> Dict[str, str]:
     """What makes a session serve `config`'s lakehouse: where its tables and catalog are, its Spark master
     and the static settings asked for (a running JVM can change none of them)."""
-    identity = {"home": str(config.home), "warehouse": config.warehouse_uri, "catalog": config.iceberg_catalog_uri,
+    identity = {"home": str(config.home), "warehouse": config.warehouse_uri, "catalog": config.catalog_uri or "under home",
                 "master": config.master}
     identity.update({f"spark_conf {key}": str(value) for key, value in sorted(config.spark_conf.items())})
     return identity
@@ -223,7 +229,7 @@ def _check_same_lakehouse(session, config: LakehouseConfig) -> None:
     differs = [f"{key} {wanted.get(key, '(unset)')} (running: {running.get(key, '(unset)')})"
                for key in sorted(set(running) | set(wanted)) if running.get(key) != wanted.get(key)]
     running_format = session_format(session)
-    if config.table_format not in ("auto", running_format):
+    if config.table_format not in (None, running_format):
         differs.append(f"table_format {config.table_format} (running: {running_format})")
     if differs:
         raise LakehouseMismatch(

@@ -383,14 +383,8 @@ def serve(config: LakehouseConfig, idle_timeout: float, settings: str) -> int:
 
     from .processes import LOOPBACK
     from .serve import start_thrift_server
-    from ..lakehouse.session import choose_format
 
     files = WarmFiles(config.home)
-    if choose_format(config).table_format == "delta" and "spark.hadoop.hive.metastore.uris" not in config.spark_conf:
-        raise WarmServerError(
-            f"the lakehouse {config.home} is a delta lakehouse, whose Derby metastore one JVM at a time can open: a warm "
-            "server would lock the extractor out; remove `warm` from the profile, or give spark_conf a shared "
-            "spark.hadoop.hive.metastore.uris")
     listener = socket.create_server((LOOPBACK, 0))  # the public port: ours from bind to exit, never reused meanwhile
     port = listener.getsockname()[1]
     shutil.rmtree(files.run_dir, ignore_errors=True)

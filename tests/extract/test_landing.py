@@ -16,6 +16,8 @@ from python_extract.packages import LoadPackage
 
 from .conftest import data_files, loads, staged, unregistered_folders
 
+pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
+
 
 def _two_loads(pipe):
     pipe.run([{"id": 1, "tags": ["a"]}, {"id": 2, "tags": []}], table_name="t")

@@ -13,7 +13,7 @@ from python_extract.cli import main
 from python_extract.errors import ConfigError
 from python_extract.maintenance import expire_loads, parse_duration
 
-pytestmark = pytest.mark.dbt_targets("embedded")  # the expiry is the extractor's side; dbt only applies loads
+pytestmark = [pytest.mark.dbt_targets("embedded"), pytest.mark.each_format]  # the expiry is the extractor's side; dbt only applies loads
 
 
 def _land(lakehouse, names, rows):

@@ -1,11 +1,11 @@
 """A lakehouse whose warehouse is on S3 (`s3a://`), against a real moto_server on loopback: the
-extractor lands staging tables there, `dbt run` builds a final table per strategy there (Iceberg's
-JdbcCatalog keeps its warehouse in the bucket too), and a `dbt run` killed with SIGKILL mid-run (at a
+extractor lands staging tables there, `dbt run` builds a final table per strategy there (on either
+format: Delta's tables and their logs, Iceberg's data and metadata), and a `dbt run` killed with SIGKILL mid-run (at a
 fixed point: a model's MERGE committed, its ledger row not written) is rerun to the tables of load 2. Each side runs as its own process, because a session's warehouse and
 connector are fixed when its JVM starts (the run's shared session stays on the local disk).
 
-The S3A connector is `hadoop-aws-3.3.1.jar` + `aws-java-sdk-bundle-1.11.901.jar` from the PyPI sdist
-sagemaker-pyspark 1.4.5 (`sparkload lakehouse setup --s3`), on pyspark's hadoop client 3.3.4.
+The S3A connector is `hadoop-aws-3.3.4.jar` + `aws-java-sdk-bundle-1.12.262.jar` from Maven Central
+(`sparkload lakehouse setup --s3`), the version of pyspark's hadoop client.
 """
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ import pytest
 
 from ..conftest import REPO, Names
 from .s3 import SECRET_KEY, shared_s3_server, without_aws_env
+
+pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
 
 BUCKET = "sparkload-lake"
 TIMEOUT = 600
@@ -38,7 +40,7 @@ class Scenario:
         self.s3, self.names, self.watchdog = s3, names, watchdog
         self.prefix = f"warehouse-{names.staging}"
         self.env = {**without_aws_env(os.environ), **s3.lakehouse_env(BUCKET, self.prefix),
-                    "SPARKLOAD_HOME": str(home), "SPARKLOAD_TABLE_FORMAT": "iceberg", "PYTHONPATH": str(REPO)}
+                    "SPARKLOAD_HOME": str(home), "PYTHONPATH": str(REPO)}  # the run's format: SPARKLOAD_TABLE_FORMAT
         self.output: List[str] = []
 
     def start(self, phase: str) -> subprocess.Popen:
@@ -100,17 +102,21 @@ def _sorted(tables: Dict[str, list]) -> Dict[str, list]:
     return {name: sorted(rows, key=str) for name, rows in tables.items()}
 
 
-def test_s3__hadoop_aws_3_3_1_from_pypi_runs_on_pyspark_hadoop_client_3_3_4(scenario):
-    assert scenario.tagged("HADOOP") == {"client": "3.3.4", "s3a_jar": "hadoop-aws-3.3.1.jar"}
+def test_s3__hadoop_aws_from_maven_is_the_version_of_pyspark_hadoop_client(scenario):
+    assert scenario.tagged("HADOOP") == {"client": "3.3.4", "s3a_jar": "hadoop-aws-3.3.4.jar"}
 
 
 def test_s3__staging_and_final_tables_live_in_the_bucket_not_on_local_disk(scenario, s3):
     keys = s3.keys(BUCKET, scenario.prefix + "/")
+    delta = os.environ["SPARKLOAD_TABLE_FORMAT"] == "delta"
     for dataset, table in [("raw_s3", "items"), ("raw_s3", "dim_customer"), ("raw_s3", "_dlt_loads"),
                            *(("dbt_s3", model) for model in L2)]:
-        data = [k for k in keys if k.startswith(f"{scenario.prefix}/{dataset}/{table}/data/") and k.endswith(".parquet")]
-        metadata = [k for k in keys if k.startswith(f"{scenario.prefix}/{dataset}/{table}/metadata/") and k.endswith(".metadata.json")]
-        assert data and metadata, f"{dataset}.{table}: no data or metadata under s3a://{BUCKET}/{scenario.prefix}"
+        # Delta: <schema>.db/<table>/ (Spark's warehouse layout) with _delta_log/; Iceberg: <schema>/<table>/data, metadata
+        root = f"{scenario.prefix}/{dataset}.db/{table}/" if delta else f"{scenario.prefix}/{dataset}/{table}/"
+        data = [k for k in keys if k.startswith(root + ("" if delta else "data/")) and k.endswith(".parquet")]
+        log = [k for k in keys if k.startswith(root + ("_delta_log/" if delta else "metadata/"))
+               and k.endswith(".json")]
+        assert data and log, f"{dataset}.{table}: no data or table log under s3a://{BUCKET}/{root}"
     assert list((Path(scenario.env["SPARKLOAD_HOME"]) / "warehouse").rglob("*.parquet")) == []
 
 

@@ -17,6 +17,8 @@ import yaml
 from ..conftest import INTEGRATION, dbt_env
 from .conftest import rows_of, table
 
+pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
+
 CONFLICT = re.compile(r"ValidationException: Found conflicting files")
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from .conftest import PACKAGE_TARGETS, TARGETS, rows_of, table
 
-pytestmark = pytest.mark.dbt_targets(*TARGETS)
+pytestmark = [pytest.mark.dbt_targets(*TARGETS), pytest.mark.each_format]
 
 
 @pytest.mark.over_the_wire

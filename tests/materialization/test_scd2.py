@@ -7,7 +7,7 @@ import pytest
 
 from .conftest import PACKAGE_TARGETS, TARGETS, rows_of, table
 
-pytestmark = pytest.mark.dbt_targets(*TARGETS)
+pytestmark = [pytest.mark.dbt_targets(*TARGETS), pytest.mark.each_format]
 VALIDITY = "_dlt_valid_from, _dlt_valid_to"
 
 

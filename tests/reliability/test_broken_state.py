@@ -4,6 +4,7 @@ read-only and full directories (real mounts, in a private mount namespace of the
 a jar cache that cannot be created, a catalog database another process holds."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
@@ -14,6 +15,7 @@ import pytest
 import python_extract as sl
 from python_extract.errors import CorruptPackage
 from python_extract.lakehouse import LakehouseConfig
+from python_extract.lakehouse.jars import jars_for
 from python_extract.packages import FAILED
 from python_extract.pipeline_file import import_target
 
@@ -160,13 +162,15 @@ def test_catalog_held_by_another_process__busy_exit_naming_the_database(names, t
     home = tmp_path / "home"
     (home / "catalog").mkdir(parents=True)
     config = LakehouseConfig.from_env(home=home)
-    h2 = next(Path(config.jars_cache).glob("h2*.jar"))
-    url = config.iceberg_catalog_uri.replace(";AUTO_SERVER=TRUE", "")  # an SQL console opening it on its own
+    fmt = os.environ["SPARKLOAD_TABLE_FORMAT"]  # the run's format: the metastore's database (delta) or Iceberg's
+    h2 = next(jar for jar in jars_for(config, [fmt]) if Path(jar).name.startswith("h2-"))
+    url = config.catalog_jdbc_uri(fmt).replace(";AUTO_SERVER=TRUE", "")  # an SQL console opening it on its own
+    database = home / "catalog" / ("metastore.mv.db" if fmt == "delta" else "iceberg.mv.db")
     console = subprocess.Popen(["java", "-cp", str(h2), "org.h2.tools.Shell", "-url", url, "-user", "", "-password", ""],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60
-        while not (home / "catalog" / "iceberg.mv.db").exists() and time.monotonic() < deadline:
+        while not database.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         source = write_source(tmp_path)
         done = sparkload("run", f"{source}:shop", "--pipeline-name", names.staging, "--home", str(home),
@@ -177,6 +181,6 @@ def test_catalog_held_by_another_process__busy_exit_naming_the_database(names, t
 
     assert done.returncode == 4
     assert one_line(done.stderr) == (
-        f"sparkload: {home}/catalog/iceberg.mv.db: the lakehouse catalog database is opened by another process that "
+        f"sparkload: {database}: the lakehouse catalog database is opened by another process that "
         "does not share it; close that process (an SQL console, a Spark with other catalog settings) or wait for it, "
         "then run again")

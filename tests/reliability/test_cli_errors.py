@@ -40,10 +40,10 @@ CASES = {
                               "pipelines_dir, lock_wait, keep_loaded_packages, lakehouse"),
     "unknown_lakehouse_key": ("source: src.py:shop\nlakehouse: {tabel_format: iceberg}\n", [], 2,
                               "{file}: lakehouse: unknown key 'tabel_format' (did you mean 'table_format'?); expected "
-                              "one of home, table_format, master, jars_dir, jars_cache, catalog_uri, delta_maven, "
+                              "one of home, table_format, master, jars_dir, jars_cache, catalog_uri, "
                               "app_name, spark_conf"),
     "bad_table_format": ("source: src.py:shop\nlakehouse: {table_format: parquet}\n", [], 2,
-                         "{file}: lakehouse.table_format: 'parquet' is not one of ['auto', 'delta', 'iceberg']"),
+                         "{file}: lakehouse.table_format: 'parquet' is not one of ['delta', 'iceberg']"),
     "unknown_plugin_config_key": ("source: {type: rest_api, config: {client: {base_url: 'http://127.0.0.1:9/'}, "
                                   "resources: [items], colour: red}}\n", [], 2,
                                   "{file}: source.config: unknown key 'colour' (given 'red'); expected one of client, resource_defaults, resources"),

@@ -16,7 +16,7 @@ CASES = {
     "pipline_name: shop": "unknown key 'pipline_name' (did you mean 'pipeline_name'?); expected one of pipeline_name, "
                           "dataset_name, source, args, resources, table_name, write_disposition, pipelines_dir, "
                           "lock_wait, keep_loaded_packages, lakehouse",
-    "lakehouse: {table_format: parquet}": "lakehouse.table_format: 'parquet' is not one of ['auto', 'delta', 'iceberg']",
+    "lakehouse: {table_format: parquet}": "lakehouse.table_format: 'parquet' is not one of ['delta', 'iceberg']",
     "lakehouse: {spark_conf: {a: [1]}}": "lakehouse.spark_conf.a: expected a string or a number or boolean, got list '[1]'",
     "resources: [x, '']": "resources[1]: '' should be non-empty",
     "keep_loaded_packages: 1.5": "keep_loaded_packages: expected an integer, got float '1.5'",

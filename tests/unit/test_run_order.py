@@ -10,12 +10,15 @@ from tests import conftest as root
 
 
 class Item:
-    def __init__(self, nodeid):
+    def __init__(self, nodeid, markers=()):
         self.nodeid = nodeid
-        self.markers = []
+        self.markers = [getattr(pytest.mark, name).mark for name in markers]
 
     def add_marker(self, marker):
-        self.markers.append(marker)
+        self.markers.append(getattr(marker, "mark", marker))
+
+    def get_closest_marker(self, name):
+        return next((m for m in self.markers if m.name == name), None)
 
 
 class Cache:
@@ -23,12 +26,18 @@ class Cache:
         self.seconds = seconds
 
     def get(self, key, default):
-        return self.seconds if key == root.GROUP_SECONDS_KEY else default
+        return self.seconds if key == f"{root.GROUP_SECONDS_KEY}/delta" else default
 
 
 class Config:
-    def __init__(self, seconds=None):
+    def __init__(self, seconds=None, table_format="delta", every_test=False):
         self.cache = Cache(seconds or {})
+        self.options = {"--table-format": table_format, "--every-test": every_test}
+        self.deselected = []
+        self.hook = type("Hook", (), {"pytest_deselected": lambda _, items: self.deselected.extend(items)})()
+
+    def getoption(self, name):
+        return self.options[name]
 
 
 COLLECTED = [
@@ -56,26 +65,42 @@ def test_run_order__fast_tier_first_then_longest_groups_first_each_group_togethe
         "tests/adapter/test_basic.py::test_a", "tests/adapter/test_basic.py::test_b",
         "tests/test_docs.py::test_links",  # not measured: after the measured ones, in collection order
     ]
-    groups = {item.nodeid: item.markers[0].args[0] for item in items}
+    groups = {item.nodeid: item.get_closest_marker("xdist_group").args[0] for item in items}
     assert groups["tests/parity/test_generated.py::test_generated[two]"] == "tests/parity/"  # one worker for the batch
     assert groups["tests/adapter/test_basic.py::test_b"] == "tests/adapter/test_basic.py"
 
 
+def test_run_order__a_run_on_iceberg_keeps_only_the_tests_marked_each_format_unless_every_test():
+    items = [Item("tests/test_lakehouse.py::test_pin", ["each_format"]), Item("tests/unit/test_contract.py::test_lists"),
+             Item("tests/deploy/test_warm.py::test_warm")]
+    config = Config(table_format="iceberg")
+    root.pytest_collection_modifyitems(config, items)
+    assert [i.nodeid for i in items] == ["tests/test_lakehouse.py::test_pin"]
+    assert [i.nodeid for i in config.deselected] == ["tests/unit/test_contract.py::test_lists", "tests/deploy/test_warm.py::test_warm"]
+    every = [Item("tests/test_lakehouse.py::test_pin", ["each_format"]), Item("tests/deploy/test_warm.py::test_warm")]
+    root.pytest_collection_modifyitems(Config(table_format="iceberg", every_test=True), every)
+    assert len(every) == 2
+    on_delta = [Item("tests/test_lakehouse.py::test_pin", ["each_format"]), Item("tests/deploy/test_warm.py::test_warm")]
+    root.pytest_collection_modifyitems(Config(), on_delta)
+    assert len(on_delta) == 2
+
+
 def test_run_order__this_checkouts_measurements_override_the_checked_in_ones():
-    checked_in = json.loads(root.GROUP_SECONDS.read_text())
+    checked_in = json.loads(root.GROUP_SECONDS.read_text())["delta"]
     assert checked_in["tests/parity/"] > checked_in.get("tests/adapter/test_basic.py", 0.0)
     order, _ = ordered({"tests/adapter/test_basic.py": checked_in["tests/parity/"] + 1})
     assert order.index("tests/adapter/test_basic.py::test_a") < order.index("tests/parity/test_differential.py::test_scenario[one]")
 
 
 def test_run_order__every_checked_in_group_is_a_file_or_folder_of_the_suite():
-    missing = [group for group in json.loads(root.GROUP_SECONDS.read_text()) if not (root.REPO / group).exists()]
+    missing = [group for groups in json.loads(root.GROUP_SECONDS.read_text()).values() for group in groups
+               if not (root.REPO / group).exists()]
     assert not missing, f"tests/group_seconds.json names groups that no longer exist: {missing}"
 
 
 class WritableCache(Cache):
     def set(self, key, value):
-        assert key == root.GROUP_SECONDS_KEY
+        assert key == f"{root.GROUP_SECONDS_KEY}/delta"
         self.seconds = value
 
 
