@@ -256,7 +256,8 @@ def build_data(settings: Dict[str, Any], where: Callable[[str], str] = lambda ke
             raise ConfigError("resources: selects resources of a source; the target is not a source")
         unknown = [r for r in settings["resources"] if r not in data.resources]
         if unknown:
-            raise ConfigError(f"resources: source {data.name} has no resource {', '.join(unknown)}; "
+            named = ", ".join(f"{r}{did_you_mean(r, data.resources)}" for r in unknown)
+            raise ConfigError(f"resources: source {data.name} has no resource {named}; "
                               f"it has {', '.join(data.resources)}")
         data = data.with_resources(*settings["resources"])
     return data
