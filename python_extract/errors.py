@@ -7,7 +7,7 @@ each class carries the exit code the `sparkload` command returns for it (documen
     │   ├── ConfigFieldMissing               a config/secret value was found in no provider
     │   ├── PipelineFileError                the pipeline YAML: unreadable, unknown key, wrong type
     │   ├── HintError                        a resource's hint (write_disposition, columns, keys, ...) is wrong
-    │   ├── UnknownPipeline                  `pipeline reset|drop NAME` of a pipeline never run here
+    │   ├── UnknownPipeline                  `pipeline info|loads|reset|drop|expire NAME` of a pipeline never run here
     │   └── LakehouseConfigError             a lakehouse setting is invalid, or its jars or catalog are missing
     │       └── LakehouseMismatch            `get_session` asked for another lakehouse than the running session's
     ├── IncrementalError                 2  an incremental cursor was misconfigured or met bad data
