@@ -74,7 +74,7 @@ def test_hint_mistake__through_the_cli_is_one_line_and_exit_2(case, through, tmp
     assert not (tmp_path / "lake").exists()  # refused before anything ran
 
 
-def test_run_hints__a_misspelt_disposition_or_hint_is_refused_before_spark_starts(tmp_path):
+def test_run_hints_sources_and_cursors__a_misspelt_name_is_refused_before_spark_starts(tmp_path):
     pipe = sl.pipeline(pipeline_name="typo", pipelines_dir=str(tmp_path / "pipelines"))
     with pytest.raises(ConfigError, match=re.escape(f"resource t: write_disposition='mrege' (did you mean 'merge'?); "
                                                     f"{EXPECTED_DISPOSITIONS}")):
@@ -85,6 +85,10 @@ def test_run_hints__a_misspelt_disposition_or_hint_is_refused_before_spark_start
         sl.resource([{"id": 1}], name="t").apply_hints(merge_keys="id")
     with pytest.raises(ConfigError, match=re.escape("source shop: no resource ordrs (did you mean 'orders'?); it has orders")):
         sl.source(lambda: [sl.resource([{"id": 1}], name="orders")], name="shop")().with_resources("ordrs")
+    with pytest.raises(ConfigError, match=re.escape("date_windows: not a datetime: 'P1D'")):
+        sl.date_windows("P1D")
+    with pytest.raises(ConfigError, match=re.escape("range_start='opn' (did you mean 'open'?)")):
+        sl.incremental("ts", range_start="opn")
 
 
 def test_pipeline_file__a_misspelt_disposition_names_the_closest_one(tmp_path):
