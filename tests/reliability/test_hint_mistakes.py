@@ -87,8 +87,9 @@ def test_run_hints_sources_and_cursors__a_misspelt_name_is_refused_before_spark_
         sl.source(lambda: [sl.resource([{"id": 1}], name="orders")], name="shop")().with_resources("ordrs")
     with pytest.raises(ConfigError, match=re.escape("date_windows: not a datetime: 'P1D'")):
         sl.date_windows("P1D")
-    with pytest.raises(ConfigError, match=re.escape("range_start='opn' (did you mean 'open'?)")):
+    with pytest.raises(sl.IncrementalError, match=re.escape("range_start='opn' (did you mean 'open'?)")) as refused:
         sl.incremental("ts", range_start="opn")
+    assert refused.value.exit_code == 2
 
 
 def test_pipeline_file__a_misspelt_disposition_names_the_closest_one(tmp_path):
