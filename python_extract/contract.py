@@ -223,6 +223,13 @@ class TombstonesRow(typing.TypedDict):
     loaded_at: dt.datetime
 
 
+class ExpiredLoadsRow(typing.TypedDict):
+    """`_sparkload_expired_loads` (in a dataset, made by `sparkload pipeline expire`): the loads whose staging
+    rows were deleted, so a model's full refresh that would rebuild without them refuses by name."""
+    load_id: str
+    expired_at: dt.datetime
+
+
 LOADS_TABLE = "_dlt_loads"
 VERSION_TABLE = "_dlt_version"
 STATE_TABLE = "_dlt_pipeline_state"
@@ -231,13 +238,14 @@ APPLIED_LOADS_TABLE = "_sparkload_applied_loads"
 REMOVED_ROOTS_TABLE = "_sparkload_removed_roots"
 SCD2_IDS_TABLE = "_sparkload_scd2_ids"
 TOMBSTONES_TABLE = "_sparkload_tombstones"
+EXPIRED_LOADS_TABLE = "_sparkload_expired_loads"
 # the extractor's tables in a dataset, in the order the load step creates them
 DATASET_TABLES: Dict[str, type] = {LOADS_TABLE: LoadsRow, VERSION_TABLE: VersionRow, STATE_TABLE: PipelineStateRow,
                                    LOAD_TABLES_TABLE: LoadTablesRow}
 # the materialization's tables in a target schema
 TARGET_TABLES: Dict[str, type] = {APPLIED_LOADS_TABLE: AppliedLoadsRow, REMOVED_ROOTS_TABLE: RemovedRootsRow,
                                   SCD2_IDS_TABLE: Scd2IdsRow, TOMBSTONES_TABLE: TombstonesRow}
-SYSTEM_TABLES: Dict[str, type] = {**DATASET_TABLES, **TARGET_TABLES}
+SYSTEM_TABLES: Dict[str, type] = {**DATASET_TABLES, **TARGET_TABLES, EXPIRED_LOADS_TABLE: ExpiredLoadsRow}
 _SPARK_TYPES = {str: "string", int: "bigint", dt.datetime: "timestamp"}
 
 
@@ -279,7 +287,7 @@ def vocabulary() -> Dict[str, Any]:
         "variant_separator": VARIANT_SEPARATOR,
         "tables": {"loads": LOADS_TABLE, "version": VERSION_TABLE, "state": STATE_TABLE, "load_tables": LOAD_TABLES_TABLE,
                    "applied_loads": APPLIED_LOADS_TABLE, "removed_roots": REMOVED_ROOTS_TABLE, "scd2_ids": SCD2_IDS_TABLE,
-                   "tombstones": TOMBSTONES_TABLE},
+                   "tombstones": TOMBSTONES_TABLE, "expired_loads": EXPIRED_LOADS_TABLE},
         "layouts": {table: layout(table) for table in SYSTEM_TABLES},
         "load_status": {"completed": LOAD_STATUS_COMPLETED, "aborted": LOAD_STATUS_ABORTED},
     }

@@ -20,6 +20,7 @@
     {%- do sl.run_sparkload_create_ledger(ledger, cfg.file_format) -%}
   {%- endif -%}
   {%- if full_refresh -%}
+    {%- do sl.validate_sparkload_full_refresh(target, cfg) -%}  {#- helpers/full_refresh.sql: expired loads refuse -#}
     {%- do sl.run_sparkload_forget_loads(ledger, target) -%}
     {%- if cfg.sequence_by and cfg.hard_delete and cfg.strategy in ['upsert', 'delete-insert'] -%}{%- do sl.run_sparkload_forget_tombstones(target) -%}{%- endif -%}
     {%- if existing is not none -%}{%- do adapter.drop_relation(existing) -%}{%- endif -%}
