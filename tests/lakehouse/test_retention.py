@@ -113,3 +113,11 @@ def test_expire__then_a_full_refresh_refuses_naming_the_expired_loads_unless_tol
     dbt.invoke("run", "--select", "up_pk", "--full-refresh", vars={"sparkload_full_refresh_from_staging": True})
     assert _final(spark, names, "up_pk") == [(4, "d")]
     assert l3 in {r["load_id"] for r in spark.sql(f"select load_id from {names.target}._sparkload_applied_loads").collect()}
+
+    # every load expired: a rebuild from staging empties the table, and its status line says so (it said NO-OP,
+    # "nothing changed")
+    assert main(argv) == 0 and _staged(spark, names) == []
+    result = dbt.invoke("run", "--select", "up_pk", "--full-refresh", vars={"sparkload_full_refresh_from_staging": True})
+    [outcome] = result.result.results
+    assert outcome.message == f"REBUILT EMPTY: loads {l1}, {l2}, {l3} bring no rows for this model"
+    assert _final(spark, names, "up_pk") == []
