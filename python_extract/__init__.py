@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 # The package's face is lazy (PEP 562): `import python_extract.lakehouse` (what the dbt adapter does)
 # loads the lakehouse modules only, not the extractor with numpy and pyarrow; `sl.pipeline` loads it.
 _FACE = {
-    **dict.fromkeys(["ConfigFieldMissing", "IncrementalBoundaryOverflow", "IncrementalCursorPathMissing",
-                     "IncrementalError", "PipelineStepFailed", "SparkloadError"], "errors"),
+    **dict.fromkeys(["ConfigError", "ConfigFieldMissing", "HintError", "IncrementalBoundaryOverflow",
+                     "IncrementalCursorPathMissing", "IncrementalError", "PipelineStepFailed", "SparkloadError"], "errors"),
     **dict.fromkeys(["DateWindows", "Incremental", "Resource", "Source", "Window", "config", "date_windows", "defer",
                      "incremental", "resource", "secrets", "source", "transformer"], "extract"),
     **dict.fromkeys(["LakehouseConfig", "LakehouseConfigError"], "lakehouse"),
@@ -30,8 +30,8 @@ _NAMESPACES = {"sources": ".sources", "current": ".extract.current", "mark": ".e
 
 if TYPE_CHECKING:  # what type checkers and IDEs see
     from .errors import (
-        ConfigFieldMissing, IncrementalBoundaryOverflow, IncrementalCursorPathMissing, IncrementalError,
-        PipelineStepFailed, SparkloadError,
+        ConfigError, ConfigFieldMissing, HintError, IncrementalBoundaryOverflow, IncrementalCursorPathMissing,
+        IncrementalError, PipelineStepFailed, SparkloadError,
     )
     from .extract import (
         DateWindows, Incremental, Resource, Source, Window, config, date_windows, defer, incremental, resource,
@@ -69,8 +69,8 @@ sys.modules[__name__].__class__ = _Face
 
 
 __all__ = [
-    "ConfigFieldMissing", "DateWindows", "Incremental", "IncrementalBoundaryOverflow", "IncrementalCursorPathMissing",
-    "IncrementalError", "LakehouseConfig", "LakehouseConfigError", "LoadInfo", "Pipeline", "PipelineStepFailed",
+    "ConfigError", "ConfigFieldMissing", "DateWindows", "HintError", "Incremental", "IncrementalBoundaryOverflow",
+    "IncrementalCursorPathMissing", "IncrementalError", "LakehouseConfig", "LakehouseConfigError", "LoadInfo", "Pipeline", "PipelineStepFailed",
     "Resource", "SparkloadError", "Source", "Window", "config", "date_windows", "defer", "incremental", "pipeline",
     "resource", "secrets", "source", "transformer",
 ]

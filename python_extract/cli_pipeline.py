@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import yaml
 
 from .contract import LOAD_STATUS_ABORTED, WRITE_DISPOSITIONS
-from .errors import ConfigError, PipelineFileError, UnknownPipeline
+from .errors import ConfigError, PipelineFileError, UnknownPipeline, did_you_mean
 from .lakehouse import LakehouseConfig
 from .packages import KEEP_LOADED
 from .sources.registry import SourceConfigError
@@ -193,6 +193,7 @@ def _named_pipeline(args: argparse.Namespace):
 
 def _cmd_info(args: argparse.Namespace) -> int:
     pipe = _named_pipeline(args)
+    _known_pipeline(pipe)
     pipe.sync_destination()
     pending, failed = pipe.packages.pending(), pipe.packages.failed()
     print(f"pipeline {pipe.pipeline_name}: dataset {pipe.dataset_name}, working dir {pipe.working_dir}")
@@ -208,8 +209,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
                   f"(initial {entry.get('initial_value')!r}, {len(entry.get('unique_hashes', []))} boundary keys)")
         for argument, saved in rstate.get("windows", {}).items():
             print(f"    windows {argument}: last completed window ends {saved.get('last_end')}")
-        if not rstate:
-            print("    (empty: reset)")
+        if not rstate:  # a resource without cursors has none, and a reset one has none left
+            print("    (no cursor state)")
     recent = pipe.loads()[-5:]
     print("last loads:" if recent else "last loads: none")
     for load in recent:
@@ -227,6 +228,7 @@ def _cmd_loads(args: argparse.Namespace) -> int:
     from .load import destination
 
     pipe = _named_pipeline(args)
+    _known_pipeline(pipe)
     for load_id in getattr(args, "abort", None) or []:
         before = destination.abort_load(pipe.spark, pipe.dataset_name, load_id)
         if before is None:
@@ -262,9 +264,9 @@ def _known_pipeline(pipe) -> None:
         return
     base = pipe.working_dir.parent
     here = sorted(p.name for p in base.iterdir() if (p / "pipeline.json").is_file()) if base.is_dir() else []
-    raise UnknownPipeline(f"no pipeline {pipe.pipeline_name!r}: it never ran with pipelines dir {base} and dataset "
-                          f"{pipe.dataset_name} holds no state of it; pipelines here: {', '.join(here) or 'none'} "
-                          f"(check the name, --dataset-name or --pipelines-dir)")
+    raise UnknownPipeline(f"no pipeline {pipe.pipeline_name!r}{did_you_mean(pipe.pipeline_name, here)}: it never ran "
+                          f"with pipelines dir {base} and dataset {pipe.dataset_name} holds no state of it; pipelines "
+                          f"here: {', '.join(here) or 'none'} (check the name, --dataset-name or --pipelines-dir)")
 
 
 def _cmd_reset(args: argparse.Namespace) -> int:

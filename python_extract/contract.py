@@ -10,13 +10,16 @@ What it declares:
   Spark SQL types), and the `_dlt_loads` status values.
 
 `macros/helpers/contract.sql` returns `vocabulary()` for Jinja; tests/unit/test_contract.py renders it and
-compares, so the two cannot drift. Stdlib only: the dbt adapter may import this module.
+compares, so the two cannot drift. Stdlib only (and errors.py, stdlib only too): the dbt adapter may import
+this module. A misspelt or ill-typed hint is a `HintError` naming the closest valid name.
 """
 from __future__ import annotations
 
 import datetime as dt
 import typing
 from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union, get_args
+
+from .errors import HintError, did_you_mean
 
 # -- dispositions and strategies
 WriteDisposition = Literal["append", "replace", "merge"]
@@ -220,6 +223,13 @@ class TombstonesRow(typing.TypedDict):
     loaded_at: dt.datetime
 
 
+class ExpiredLoadsRow(typing.TypedDict):
+    """`_sparkload_expired_loads` (in a dataset, made by `sparkload pipeline expire`): the loads whose staging
+    rows were deleted, so a model's full refresh that would rebuild without them refuses by name."""
+    load_id: str
+    expired_at: dt.datetime
+
+
 LOADS_TABLE = "_dlt_loads"
 VERSION_TABLE = "_dlt_version"
 STATE_TABLE = "_dlt_pipeline_state"
@@ -228,13 +238,14 @@ APPLIED_LOADS_TABLE = "_sparkload_applied_loads"
 REMOVED_ROOTS_TABLE = "_sparkload_removed_roots"
 SCD2_IDS_TABLE = "_sparkload_scd2_ids"
 TOMBSTONES_TABLE = "_sparkload_tombstones"
+EXPIRED_LOADS_TABLE = "_sparkload_expired_loads"
 # the extractor's tables in a dataset, in the order the load step creates them
 DATASET_TABLES: Dict[str, type] = {LOADS_TABLE: LoadsRow, VERSION_TABLE: VersionRow, STATE_TABLE: PipelineStateRow,
                                    LOAD_TABLES_TABLE: LoadTablesRow}
 # the materialization's tables in a target schema
 TARGET_TABLES: Dict[str, type] = {APPLIED_LOADS_TABLE: AppliedLoadsRow, REMOVED_ROOTS_TABLE: RemovedRootsRow,
                                   SCD2_IDS_TABLE: Scd2IdsRow, TOMBSTONES_TABLE: TombstonesRow}
-SYSTEM_TABLES: Dict[str, type] = {**DATASET_TABLES, **TARGET_TABLES}
+SYSTEM_TABLES: Dict[str, type] = {**DATASET_TABLES, **TARGET_TABLES, EXPIRED_LOADS_TABLE: ExpiredLoadsRow}
 _SPARK_TYPES = {str: "string", int: "bigint", dt.datetime: "timestamp"}
 
 
@@ -276,7 +287,7 @@ def vocabulary() -> Dict[str, Any]:
         "variant_separator": VARIANT_SEPARATOR,
         "tables": {"loads": LOADS_TABLE, "version": VERSION_TABLE, "state": STATE_TABLE, "load_tables": LOAD_TABLES_TABLE,
                    "applied_loads": APPLIED_LOADS_TABLE, "removed_roots": REMOVED_ROOTS_TABLE, "scd2_ids": SCD2_IDS_TABLE,
-                   "tombstones": TOMBSTONES_TABLE},
+                   "tombstones": TOMBSTONES_TABLE, "expired_loads": EXPIRED_LOADS_TABLE},
         "layouts": {table: layout(table) for table in SYSTEM_TABLES},
         "load_status": {"completed": LOAD_STATUS_COMPLETED, "aborted": LOAD_STATUS_ABORTED},
     }
@@ -294,18 +305,28 @@ def split_disposition(value: Any, owner: str) -> Tuple[WriteDisposition, Optiona
     "validity_column_names": ["from", "to"]}` -> ("merge", "scd2", {"validity_column_names": ["from", "to"]}).
 
     The options (MERGE_OPTIONS) come back as model config values: date-times as ISO text, and an option
-    set to None (dlt's default) left out. Raises `ValueError` naming `owner` (e.g. "resource issues") for an
-    unknown disposition, strategy or key, a strategy with a disposition other than merge, an option of
-    another strategy than the one chosen, or an option value of the wrong type."""
+    set to None (dlt's default) left out. Raises `HintError` (a `ConfigError`) naming `owner` (e.g. "resource
+    issues") and the closest valid name for an unknown disposition, strategy or key, a strategy with a
+    disposition other than merge, an option of another strategy than the one chosen, or an option value of
+    the wrong type."""
     if isinstance(value, Mapping):
         disposition, strategy = value.get("disposition"), value.get("strategy")
         options = {k: v for k, v in value.items() if k not in ("disposition", "strategy")}
+        for key in options:  # first: a misspelt "disposition" key would otherwise read as a missing one
+            if key not in MERGE_OPTIONS and key not in DLT_MERGE_OPTIONS_NOT_BUILT:
+                _merge_option(owner, disposition, strategy, key, options[key])
     else:
         disposition, strategy, options = value, None, {}
     if disposition not in WRITE_DISPOSITIONS:
-        raise ValueError(f"{owner}: write_disposition={value!r}; expected one of {', '.join(WRITE_DISPOSITIONS)}")
+        shown = disposition if isinstance(value, Mapping) else value
+        hint = did_you_mean(disposition, WRITE_DISPOSITIONS)
+        if not hint and disposition in MERGE_STRATEGIES:
+            hint = f" ({disposition} is a merge strategy: {{'disposition': 'merge', 'strategy': {disposition!r}}})"
+        raise HintError(f"{owner}: write_disposition={shown!r}{hint}; expected one of {', '.join(WRITE_DISPOSITIONS)}")
     if strategy is not None and (disposition != "merge" or strategy not in MERGE_STRATEGIES):
-        raise ValueError(f"{owner}: merge strategy {strategy!r}; expected merge with one of {', '.join(MERGE_STRATEGIES)}")
+        hint = did_you_mean(strategy, MERGE_STRATEGIES) if strategy not in MERGE_STRATEGIES else ""
+        raise HintError(f"{owner}: merge strategy {strategy!r}{hint}; expected "
+                        f"merge with one of {', '.join(MERGE_STRATEGIES)}")
     return disposition, strategy, {key: _merge_option(owner, disposition, strategy, key, v)
                                    for key, v in options.items() if v is not None}
 
@@ -313,61 +334,63 @@ def split_disposition(value: Any, owner: str) -> Tuple[WriteDisposition, Optiona
 def _merge_option(owner: str, disposition: str, strategy: Optional[str], key: str, value: Any) -> Any:
     where = f"{owner}: write_disposition key {key}"
     if key in DLT_MERGE_OPTIONS_NOT_BUILT:
-        raise ValueError(f"{where}: dlt's option is not built in sparkload; remove it")
+        raise HintError(f"{where}: dlt's option is not built in sparkload; remove it")
     if key not in MERGE_OPTIONS:
-        raise ValueError(f"{where} is not known; expected disposition, strategy, {', '.join(MERGE_OPTIONS)}")
+        known = ("disposition", "strategy", *MERGE_OPTIONS)
+        raise HintError(f"{where} is not known{did_you_mean(key, known)}; expected {', '.join(known)}")
     chosen = strategy or (DEFAULT_MERGE_STRATEGY if disposition == "merge" else None)
     if chosen != MERGE_OPTIONS[key]:
-        raise ValueError(f"{where} applies to merge strategy {MERGE_OPTIONS[key]} only, not {chosen or disposition}")
+        raise HintError(f"{where} applies to merge strategy {MERGE_OPTIONS[key]} only, not {chosen or disposition}")
     if key == "validity_column_names":
         if not (isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(c, str) and c for c in value)):
-            raise ValueError(f"{where}={value!r}; expected two column names, e.g. ['valid_from', 'valid_to']")
+            raise HintError(f"{where}={value!r}; expected two column names, e.g. ['valid_from', 'valid_to']")
         return list(value)
     if key in ("active_record_timestamp", "boundary_timestamp"):
         if isinstance(value, (dt.date, dt.datetime)):
             return value.isoformat()
         if not isinstance(value, str):
-            raise ValueError(f"{where}={value!r}; expected a date-time (ISO text, date or datetime)")
+            raise HintError(f"{where}={value!r}; expected a date-time (ISO text, date or datetime)")
         return value
     expected = bool if key == "deduplicated" else str
     if not isinstance(value, expected):
-        raise ValueError(f"{where}={value!r}; expected a {expected.__name__}")
+        raise HintError(f"{where}={value!r}; expected a {expected.__name__}")
     return value
 
 
 def check_columns(columns: Any, owner: str) -> Dict[str, Dict[str, Any]]:
-    """A resource's `columns` hint checked: a mapping of column name to `ColumnHints`. An unknown hint is a
-    `TypeError`, a value of the wrong kind a `ValueError`, each naming `owner` (e.g. "resource issues") and
-    the column; dlt hints sparkload does not build are refused by name, never ignored."""
+    """A resource's `columns` hint checked: a mapping of column name to `ColumnHints`. An unknown hint or a
+    value of the wrong kind is a `HintError` naming `owner` (e.g. "resource issues"), the column and the
+    closest valid name; dlt hints sparkload does not build are refused by name, never ignored."""
     if isinstance(columns, (list, tuple)) and all(isinstance(c, Mapping) and "name" in c for c in columns):
         columns = {c["name"]: {k: v for k, v in c.items() if k != "name"} for c in columns}  # dlt's list form
     if not isinstance(columns, Mapping):
-        raise TypeError(f"{owner}: columns={columns!r}; expected a mapping of column name to hints")
+        raise HintError(f"{owner}: columns={columns!r}; expected a mapping of column name to hints")
     checked = {}
     for column, hints in columns.items():
         where = f"{owner}: column {column}"
         if not isinstance(hints, Mapping):
-            raise TypeError(f"{where}: hints {hints!r}; expected a mapping, e.g. {{'data_type': 'bigint'}}")
+            raise HintError(f"{where}: hints {hints!r}; expected a mapping, e.g. {{'data_type': 'bigint'}}")
         if hints.get("name", column) != column:
-            raise ValueError(f"{where}: name={hints['name']!r} is not the column's name")
+            raise HintError(f"{where}: name={hints['name']!r} is not the column's name")
         hints = {k: v for k, v in hints.items() if k != "name"}  # dlt's column schema repeats it
         unknown = sorted(set(hints) - set(COLUMN_HINTS))
         if unknown:
-            raise TypeError(f"{where}: unknown column hint {', '.join(unknown)}; expected {', '.join(COLUMN_HINTS)}")
+            named = ", ".join(f"{u}{did_you_mean(u, COLUMN_HINTS)}" for u in unknown)
+            raise HintError(f"{where}: unknown column hint {named}; expected {', '.join(COLUMN_HINTS)}")
         data_type = hints.get("data_type")
         if data_type is not None and data_type not in DATA_TYPES:
-            raise ValueError(f"{where}: data_type={data_type!r}; expected one of {', '.join(DATA_TYPES)}")
+            raise HintError(f"{where}: data_type={data_type!r}{did_you_mean(data_type, DATA_TYPES)}; expected one of {', '.join(DATA_TYPES)}")
         for key in ("primary_key", "merge_key", "hard_delete", "nullable"):
             if key in hints and not isinstance(hints[key], bool):
-                raise ValueError(f"{where}: {key}={hints[key]!r}; expected True or False")
+                raise HintError(f"{where}: {key}={hints[key]!r}; expected True or False")
         if "dedup_sort" in hints and hints["dedup_sort"] not in (*DEDUP_SORT_ORDERS, True, False):
-            raise ValueError(f"{where}: dedup_sort={hints['dedup_sort']!r}; expected {' or '.join(DEDUP_SORT_ORDERS)}")
+            raise HintError(f"{where}: dedup_sort={hints['dedup_sort']!r}; expected {' or '.join(DEDUP_SORT_ORDERS)}")
         for key in ("precision", "scale"):
             value = hints.get(key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < (key == "precision")):
-                raise ValueError(f"{where}: {key}={value!r}; expected an integer >= {int(key == 'precision')}")
+                raise HintError(f"{where}: {key}={value!r}; expected an integer >= {int(key == 'precision')}")
         if data_type not in (None, "decimal") and hints.get("scale") is not None:
-            raise ValueError(f"{where}: scale={hints['scale']} applies to decimal columns only, not {data_type}")
+            raise HintError(f"{where}: scale={hints['scale']} applies to decimal columns only, not {data_type}")
         if data_type is not None:
             sized_type(data_type, hints.get("precision"), hints.get("scale"), where)
         checked[column] = dict(hints)
@@ -379,7 +402,7 @@ def sized_type(data_type: str, precision: Optional[int], scale: Optional[int], w
     destination maps them: a bigint's precision (bits) picks tinyint/smallint/int/bigint; a decimal is
     decimal(precision, scale), each defaulting to DECIMAL_DEFAULT; other types have no size in Spark (text,
     binary and timestamp precision are kept in the schema and change nothing; a scale on another type than
-    decimal, which only an inferred type can give, is ignored as dlt ignores it). `ValueError` naming `where`
+    decimal, which only an inferred type can give, is ignored as dlt ignores it). `HintError` naming `where`
     for a size Spark has no type for."""
     if data_type == "bigint":
         if precision is None:
@@ -387,12 +410,12 @@ def sized_type(data_type: str, precision: Optional[int], scale: Optional[int], w
         for bits, spark in INTEGER_PRECISIONS:
             if precision <= bits:
                 return spark
-        raise ValueError(f"{where}: bigint precision={precision} has no Spark integer type (at most 64 bits)")
+        raise HintError(f"{where}: bigint precision={precision} has no Spark integer type (at most 64 bits)")
     if data_type == "decimal":
         p = DECIMAL_DEFAULT[0] if precision is None else precision
         s = DECIMAL_DEFAULT[1] if scale is None else scale
         if not 1 <= p <= DECIMAL_MAX_PRECISION or s > p:
-            raise ValueError(f"{where}: decimal({p},{s}) is not a Spark decimal: precision 1 to "
+            raise HintError(f"{where}: decimal({p},{s}) is not a Spark decimal: precision 1 to "
                              f"{DECIMAL_MAX_PRECISION}, scale at most the precision (defaults {DECIMAL_DEFAULT})")
         return f"decimal({p},{s})"
     return SPARK_BASE_TYPES[data_type]

@@ -6,7 +6,8 @@ each class carries the exit code the `sparkload` command returns for it (documen
     ├── ConfigError                      2  bad arguments, pipeline file, settings or source config
     │   ├── ConfigFieldMissing               a config/secret value was found in no provider
     │   ├── PipelineFileError                the pipeline YAML: unreadable, unknown key, wrong type
-    │   ├── UnknownPipeline                  `pipeline reset|drop NAME` of a pipeline never run here
+    │   ├── HintError                        a resource's hint (write_disposition, columns, keys, ...) is wrong
+    │   ├── UnknownPipeline                  `pipeline info|loads|reset|drop|expire NAME` of a pipeline never run here
     │   └── LakehouseConfigError             a lakehouse setting is invalid, or its jars or catalog are missing
     │       └── LakehouseMismatch            `get_session` asked for another lakehouse than the running session's
     ├── IncrementalError                 2  an incremental cursor was misconfigured or met bad data
@@ -25,8 +26,9 @@ failed file operation into a `LocalStateError` naming the path and what to do.
 """
 from __future__ import annotations
 
+import difflib
 import errno
-from typing import Any, List, Optional
+from typing import Any, Iterable, List, Optional
 
 EXIT_INTERNAL = 70  # sysexits EX_SOFTWARE: an exception nobody raised on purpose
 EXIT_INTERRUPTED = 130
@@ -61,8 +63,26 @@ class PipelineFileError(ConfigError):
         super().__init__(f"{path}: {where + ': ' if where else ''}{message}")
 
 
+class HintError(ConfigError, ValueError, TypeError):
+    """A resource's hint is misspelt or of the wrong kind; the message names the resource, the hint and
+    the valid choices (with the closest one). Also a ValueError and a TypeError, which these mistakes used
+    to raise: code that caught those keeps working."""
+
+
 class UnknownPipeline(ConfigError):
     pass
+
+
+def did_you_mean(given: Any, choices: Iterable[Any]) -> str:
+    """`" (did you mean 'merge'?)"` when one of `choices` is close to `given` (difflib), else `""`.
+
+    >>> did_you_mean("mrege", ["append", "replace", "merge"])
+    " (did you mean 'merge'?)"
+    """
+    if not isinstance(given, str):
+        return ""
+    close = difflib.get_close_matches(given, [str(c) for c in choices], 1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class LakehouseConfigError(ConfigError):

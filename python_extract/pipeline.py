@@ -26,7 +26,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
-from .errors import ConfigError, CorruptPackage, LocalStateError, PipelineStepFailed, from_os_error, shown_name
+from .errors import (
+    ConfigError, CorruptPackage, HintError, LocalStateError, PipelineStepFailed, did_you_mean, from_os_error, shown_name,
+)
 from .extract.extractor import Extractor
 from .contract import TABLE_HINTS, TableHints
 from .extract import current
@@ -354,10 +356,11 @@ def _local_state(setting: str) -> Iterator[None]:
 
 
 def as_resources(data: Any, hints: Dict[str, Any]) -> List[Resource]:
-    """What `run` accepts, as resources with the run's hints (TABLE_HINTS; another is a TypeError) applied."""
+    """What `run` accepts, as resources with the run's hints (TABLE_HINTS; another is a HintError) applied."""
     unknown = sorted(set(hints) - set(TABLE_HINTS))
     if unknown:
-        raise TypeError(f"unknown hint {', '.join(unknown)}; expected {', '.join(TABLE_HINTS)}")
+        named = ", ".join(f"{key}{did_you_mean(key, TABLE_HINTS)}" for key in unknown)
+        raise HintError(f"run: unknown hint {named}; expected {', '.join(TABLE_HINTS)}")
     hints = dict(hints)
     table_name = hints.pop("table_name", None)
     from .extract.stream import Stream, stream_resource
@@ -374,11 +377,11 @@ def as_resources(data: Any, hints: Dict[str, Any]) -> List[Resource]:
         resources = list(data)
     else:
         if table_name is None:
-            raise ValueError("table_name is required when data is not a resource")
+            raise HintError("run: table_name is required when data is not a resource")
         resources = [Resource(data, table_name)]
     if table_name is not None or any(v is not None for v in hints.values()):
         if len(resources) > 1 and table_name is not None:
-            raise ValueError("table_name applies to one resource; this data has several")
+            raise HintError("run: table_name applies to one resource; this data has several")
         for res in resources:
             res.apply_hints(table_name=table_name, **hints)
     return resources

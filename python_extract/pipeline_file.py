@@ -31,6 +31,7 @@ import importlib.util
 import inspect
 import re
 import sys
+import traceback
 import types
 import typing
 from pathlib import Path
@@ -39,7 +40,7 @@ from typing import Any, Callable, Dict, List, Optional
 import yaml
 
 from .contract import TABLE_FORMATS, WRITE_DISPOSITIONS
-from .errors import ConfigError, PipelineFileError
+from .errors import ConfigError, HintError, PipelineFileError, did_you_mean
 
 NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 _STRING = {"type": "string", "minLength": 1}
@@ -97,6 +98,8 @@ def _message(error: Any, schema: Dict[str, Any]) -> str:
     if error.validator == "type":
         wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         return f"expected {' or '.join(_EXPECTS.get(w, w) for w in wanted)}, got {type(error.instance).__name__} {str(error.instance)[:80]!r}"
+    if error.validator == "enum":
+        return error.message + did_you_mean(error.instance, error.validator_value)
     if error.validator == "pattern" and error.path and error.path[-1] == "pipeline_name":
         return f"{str(error.instance)[:120]!r} is not a pipeline name (1-100 letters, digits, _ . -)"
     if error.validator == "pattern":
@@ -157,6 +160,10 @@ def import_target(spec: str) -> Any:
         return getattr(module, attribute)
     except (ImportError, AttributeError, FileNotFoundError) as e:
         raise ConfigError(f"target {spec!r}: {type(e).__name__}: {e}") from e
+    except HintError as e:  # a resource defined with a misspelt hint: name the line of the user's file too
+        line = next((frame.lineno for frame in reversed(traceback.extract_tb(e.__traceback__))
+                     if Path(frame.filename).name == Path(module_name).name), None)
+        raise HintError(f"{module_name}{f' line {line}' if line else ''}: {e}") from e
 
 
 def _fits(value: Any, annotation: Any) -> bool:
@@ -249,7 +256,8 @@ def build_data(settings: Dict[str, Any], where: Callable[[str], str] = lambda ke
             raise ConfigError("resources: selects resources of a source; the target is not a source")
         unknown = [r for r in settings["resources"] if r not in data.resources]
         if unknown:
-            raise ConfigError(f"resources: source {data.name} has no resource {', '.join(unknown)}; "
+            named = ", ".join(f"{r}{did_you_mean(r, data.resources)}" for r in unknown)
+            raise ConfigError(f"resources: source {data.name} has no resource {named}; "
                               f"it has {', '.join(data.resources)}")
         data = data.with_resources(*settings["resources"])
     return data

@@ -35,7 +35,7 @@
       'tables': {'loads': '_dlt_loads', 'version': '_dlt_version', 'state': '_dlt_pipeline_state',
                  'load_tables': '_sparkload_load_tables', 'applied_loads': '_sparkload_applied_loads',
                  'removed_roots': '_sparkload_removed_roots', 'scd2_ids': '_sparkload_scd2_ids',
-                 'tombstones': '_sparkload_tombstones'},
+                 'tombstones': '_sparkload_tombstones', 'expired_loads': '_sparkload_expired_loads'},
       'layouts': {
           '_dlt_loads': {'load_id': 'string', 'schema_name': 'string', 'status': 'bigint', 'inserted_at': 'timestamp',
                          'schema_version_hash': 'string'},
@@ -50,6 +50,7 @@
           '_sparkload_scd2_ids': {'target': 'string', 'load_id': 'string', 'staging_id': 'string', 'version_id': 'string'},
           '_sparkload_tombstones': {'target': 'string', 'key': 'string', 'sequence': 'string', 'load_id': 'string',
                                     'loaded_at': 'timestamp'},
+          '_sparkload_expired_loads': {'load_id': 'string', 'expired_at': 'timestamp'},
       },
       'load_status': {'completed': 0, 'aborted': -1},
   }) }}

@@ -41,8 +41,10 @@
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set names = sl._sparkload_names(columns) -%}
   {%- for col in cfg.sequence_by if cfg.root is none and col not in names -%}
+    {#- a config mistake: the fix is in the model, never an --abort of loads (as validate_sparkload_columns) -#}
     {{ sl._sparkload_fail(target, 'sequence_by column `' ~ col ~ '` is not among the model\'s columns (' ~ names | join(', ') ~ ') (loads '
-        ~ pending.ids | join(', ') ~ '). ' ~ sl.sparkload_abort_hint(cfg, pending.pipelines, pending.ids)) }}
+        ~ pending.ids | join(', ') ~ '). Fix sequence_by in the model\'s config to name one of them, or select `' ~ col
+        ~ '` in the model; the loads stay pending and apply once it is fixed.') }}
   {%- endfor -%}
 {%- endmacro %}
 

@@ -26,7 +26,7 @@ from ..errors import PipelineStepFailed, SparkloadError
 from ..hooks import Hooks
 from ..normalize import Schema, normalize_item
 from ..normalize.arrow_batch import normalize_batch
-from ..normalize.naming import normalize_path
+from ..normalize.naming import normalize_identifier, normalize_path
 from ..normalize.not_null import NotNullCheck
 from ..packages import LoadPackage, PackageStorage, PackageWriter, new_load_id
 from ..state import State, resource_state, snapshot
@@ -290,7 +290,7 @@ class Extractor:
             tables = normalize_batch(items, table, writer.load_id, self.schema, child)
             if tables is not None:
                 for name, data in tables.items():
-                    self.not_null.arrow(name, data)
+                    self.not_null.arrow(name, data, lambda column: name != table or _had_column(items, column))
                     writer.write_arrow(name, data)
                 return len(items)
         for item in items:
@@ -305,8 +305,9 @@ class Extractor:
         for t, row in normalize_item(item, table, load_id, res.max_table_nesting, schema.is_json):
             if t not in tables:
                 schema.table(t, write_disposition=res.write_disposition, parent=t.rsplit("__", 1)[0], resource=res.name)
+            absent = not_null.absent(t, row)
             row = schema.coerce_row(t, row)
-            not_null.row(t, row)
+            not_null.row(t, row, absent)
             writer.write(t, row)
             if t == table:
                 written += 1
@@ -426,3 +427,9 @@ def _replay(tee: IO[bytes]) -> Iterator[Any]:
             yield pickle.load(tee)
         except EOFError:
             return
+
+
+def _had_column(items: List[Dict[str, Any]], column: str) -> bool:
+    """Whether a key of `items` becomes `column` (asked only when a required column came out absent: a failing load).
+    A nested column (`a__b`) counts as had: its NULLs are told apart from a missing key only row by row."""
+    return "__" in column or any(normalize_identifier(key) == column for item in items for key in item)

@@ -34,7 +34,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import IncrementalBoundaryOverflow, IncrementalCursorPathMissing, IncrementalError
+from ..errors import IncrementalBoundaryOverflow, IncrementalCursorPathMissing, IncrementalError, did_you_mean
 from ..timeutil import UTC, cursor_instant, epoch_micros, iso_z
 from .jsonpath import MISSING, compile_path, find_first, simple_field
 
@@ -103,7 +103,7 @@ class Incremental:
                                      ("range_start", range_start, RANGES), ("range_end", range_end, RANGES),
                                      ("row_order", row_order, ROW_ORDERS)):
             if value not in allowed:
-                raise IncrementalError("?", cursor_path, f"{name}={value!r}; expected one of {allowed}")
+                raise IncrementalError("?", cursor_path, f"{name}={value!r}{did_you_mean(value, allowed)}; expected one of {allowed}")
         if allow_external_schedulers and os.environ.get("SPARKLOAD_INTERVAL_START"):
             initial_value = os.environ["SPARKLOAD_INTERVAL_START"]
             end_value = os.environ.get("SPARKLOAD_INTERVAL_END") or end_value

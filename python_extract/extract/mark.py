@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Dict, NamedTuple, Optional
 
 from ..contract import TABLE_HINTS
+from ..errors import HintError, did_you_mean
 
 
 class TableNamed(NamedTuple):
@@ -17,7 +18,7 @@ class TableNamed(NamedTuple):
 
 def with_table_name(item: Any, table_name: str) -> TableNamed:
     if not isinstance(table_name, str) or not table_name:
-        raise ValueError(f"mark.with_table_name: table_name={table_name!r} is not a table name")
+        raise HintError(f"mark.with_table_name: table_name={table_name!r} is not a table name")
     return TableNamed(item, table_name)
 
 
@@ -35,7 +36,7 @@ def make_hints(table_name: Any = None, write_disposition: Any = None, columns: A
     nested_hints) are refused by name when given, never ignored."""
     given = sorted(k for k, v in not_built.items() if v is not None)
     if given:
-        raise TypeError(f"mark.make_hints: {', '.join(given)} is not built in sparkload; it takes {', '.join(TABLE_HINTS)}")
+        raise HintError(f"mark.make_hints: {', '.join(given)} is not built in sparkload; it takes {', '.join(TABLE_HINTS)}")
     hints = {"table_name": table_name, "write_disposition": write_disposition, "columns": columns,
              "primary_key": primary_key, "merge_key": merge_key}
     return {k: v for k, v in hints.items() if v is not None}
@@ -44,7 +45,8 @@ def make_hints(table_name: Any = None, write_disposition: Any = None, columns: A
 def with_hints(item: Any, hints: Optional[Dict[str, Any]] = None, create_table_variant: bool = False) -> HintsMarked:
     unknown = sorted(set(hints or {}) - set(TABLE_HINTS))
     if unknown:
-        raise TypeError(f"mark.with_hints: unknown hint {', '.join(unknown)}; expected {', '.join(TABLE_HINTS)} (make_hints)")
+        named = ", ".join(f"{key}{did_you_mean(key, TABLE_HINTS)}" for key in unknown)
+        raise HintError(f"mark.with_hints: unknown hint {named}; expected {', '.join(TABLE_HINTS)} (make_hints)")
     if create_table_variant and not (isinstance((hints or {}).get("table_name"), str) and hints["table_name"]):
-        raise ValueError("mark.with_hints(create_table_variant=True): the hints need a table_name (a string)")
+        raise HintError("mark.with_hints(create_table_variant=True): the hints need a table_name (a string)")
     return HintsMarked(item, dict(hints or {}), bool(create_table_variant))

@@ -22,6 +22,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 from ..contract import (
     DEFAULT_WRITE_DISPOSITION, KEY_HINTS, RESOURCE_HINTS, ColumnHints, Keys, as_key_list, check_columns, split_disposition,
 )
+from ..errors import HintError, did_you_mean
 from .config import with_config
 from .incremental import Incremental
 from .mark import HintsMarked, TableNamed
@@ -96,7 +97,7 @@ class Resource:
 
     def __call__(self, *args: Any, **kwargs: Any) -> "Resource":
         if not callable(self._data):
-            raise TypeError(f"resource {self.name} wraps data, not a function; it takes no arguments")
+            raise HintError(f"resource {self.name} wraps data, not a function; it takes no arguments")
         clone = self._copy()
         clone._args, clone._kwargs = args, kwargs
         return clone
@@ -119,7 +120,7 @@ class Resource:
         """`parent | transformer` (dlt's pipe): the transformer, now fed with this resource's yields. As in
         dlt it is bound in place and returned (a called transformer, `parent | t(arg=1)`, is a new one)."""
         if not isinstance(transformer, Resource) or not transformer.is_transformer:
-            raise TypeError(f"resource {self.name} | {transformer!r}: only a transformer (@transformer) takes a "
+            raise HintError(f"resource {self.name} | {transformer!r}: only a transformer (@transformer) takes a "
                             "resource's data")
         transformer.parent = self
         return transformer
@@ -143,13 +144,13 @@ class Resource:
         `max_time` seconds, counted after the cursors; replaces an earlier limit. Returns the resource."""
         for name, value in (("max_items", max_items), ("max_time", max_time)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
-                raise ValueError(f"resource {self.name}: add_limit {name}={value!r} is not a number >= 0")
+                raise HintError(f"resource {self.name}: add_limit {name}={value!r} is not a number >= 0")
         self.limit = Limit(max_items, max_time, bool(count_rows))
         return self
 
     def _add_step(self, kind: str, fn: Callable[[Any], Any], insert_at: Optional[int]) -> "Resource":
         if not callable(fn):
-            raise TypeError(f"resource {self.name}: add_{kind} takes a function, not {fn!r}")
+            raise HintError(f"resource {self.name}: add_{kind} takes a function, not {fn!r}")
         self._steps.insert(len(self._steps) if insert_at is None else insert_at, (kind, fn))
         return self
 
@@ -189,10 +190,8 @@ class Resource:
 
     def apply_hints(self, **hints: Any) -> "Resource":
         """Set the hints (the contract's `ResourceHints`) given as not-None keyword arguments (as
-        dlt's `apply_hints`); returns self. An unknown hint is a `TypeError`."""
-        unknown = [key for key in hints if key not in RESOURCE_HINTS]
-        if unknown:
-            raise TypeError(f"resource {self.name}: unknown hint {', '.join(unknown)}; expected {', '.join(RESOURCE_HINTS)}")
+        dlt's `apply_hints`); returns self. An unknown hint is a `HintError` naming the closest one."""
+        unknown_hints(hints, f"resource {self.name}")
         for key in KEY_HINTS:
             if hints.get(key) is not None:
                 hints[key] = as_key_list(hints[key])
@@ -249,7 +248,7 @@ class Resource:
 
     def _parent_pages(self) -> Iterator[Any]:
         if self.parent is None:
-            raise TypeError(f"transformer {self.name} has no data: give it data_from=, or pipe a resource into it "
+            raise HintError(f"transformer {self.name} has no data: give it data_from=, or pipe a resource into it "
                             f"(resource | {self.name})")
         return self.parent.pages()
 
@@ -306,8 +305,10 @@ def resource(
     columns: Optional[Dict[str, ColumnHints]] = None,
     max_table_nesting: Optional[int] = None,
     incremental: Optional[Incremental] = None,
+    **unknown: Any,
 ) -> Any:
-    """Decorator (or function) making a `Resource` of a generator function or an iterable.
+    """Decorator (or function) making a `Resource` of a generator function or an iterable; a misspelt
+    hint is a `HintError` naming the closest one (`unknown` only collects such mistakes).
 
     >>> @resource(primary_key="id", write_disposition="merge")
     ... def customers():
@@ -317,6 +318,7 @@ def resource(
     """
     def wrap(fn: Any) -> Resource:
         res_name = name or getattr(fn, "__name__", None) or (table_name if isinstance(table_name, str) else None) or "data"
+        unknown_hints(unknown, f"resource {res_name}")
         res = Resource(fn, res_name, table_name, write_disposition, primary_key, merge_key, columns,
                        max_table_nesting, incremental)
         if inspect.isfunction(fn):
@@ -344,16 +346,24 @@ def transformer(f: Optional[Callable[..., Any]] = None, *, data_from: Optional[R
     [1, 2]
     """
     if data_from is not None and not isinstance(data_from, Resource):
-        raise TypeError(f"transformer data_from={data_from!r}: expected a resource")
+        raise HintError(f"transformer data_from={data_from!r}: expected a resource")
 
     def wrap(fn: Callable[..., Any]) -> Resource:
         if not callable(fn) or not inspect.signature(fn).parameters:
-            raise TypeError(f"transformer {getattr(fn, '__name__', fn)!r}: a function taking the parent's item first")
+            raise HintError(f"transformer {getattr(fn, '__name__', fn)!r}: a function taking the parent's item first")
         res = resource(fn, **hints)
         res.is_transformer, res.parent = True, data_from
         return res
 
     return wrap if f is None else wrap(f)
+
+
+def unknown_hints(hints: Dict[str, Any], owner: str) -> None:
+    """Refuse keys of `hints` that are not resource hints, naming `owner` and the closest hint."""
+    unknown = [key for key in hints if key not in RESOURCE_HINTS]
+    if unknown:
+        named = ", ".join(f"{key}{did_you_mean(key, RESOURCE_HINTS)}" for key in unknown)
+        raise HintError(f"{owner}: unknown hint {named}; expected {', '.join(RESOURCE_HINTS)}")
 
 
 DEFERRED = "_sparkload_deferred"

@@ -14,6 +14,7 @@ import functools
 import inspect
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 
+from ..errors import HintError, did_you_mean
 from .config import with_config
 from .resource import Resource
 
@@ -24,7 +25,7 @@ class Source:
         self.resources: Dict[str, Resource] = {}
         for res in resources:
             if not isinstance(res, Resource):
-                raise TypeError(f"source {name}: expected resources, got {type(res).__name__}")
+                raise HintError(f"source {name}: expected resources, got {type(res).__name__}")
             res.source_name = name
             if max_table_nesting is not None and res.max_table_nesting is None:
                 res.max_table_nesting = max_table_nesting
@@ -34,7 +35,8 @@ class Source:
     def with_resources(self, *names: str) -> "Source":
         unknown = [n for n in names if n not in self.resources]
         if unknown:
-            raise ValueError(f"source {self.name}: no resource {', '.join(unknown)}; it has {', '.join(self.resources)}")
+            named = ", ".join(f"{n}{did_you_mean(n, self.resources)}" for n in unknown)
+            raise HintError(f"source {self.name}: no resource {named}; it has {', '.join(self.resources)}")
         clone = Source(self.name, [])
         clone.resources, clone._selected = self.resources, list(names)
         return clone

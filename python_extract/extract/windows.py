@@ -17,6 +17,7 @@ from typing import Any, Dict, Iterator, Optional
 
 import pendulum
 
+from ..errors import HintError
 from ..state import decode_value, encode_value
 from ..timeutil import iso_z, now as utc_now, parse_duration, to_instant
 
@@ -49,12 +50,15 @@ class DateWindows:
     def __init__(self, start: Any, end: Any = None, step: Any = None, cursor_granularity: Any = None,
                  lookback_window: Any = None, datetime_format: Optional[str] = None):
         if (step is None) != (cursor_granularity is None):
-            raise ValueError("date_windows: give step and cursor_granularity together (Airbyte's rule)")
-        self.start = to_instant(start)
-        self.end = None if end is None else to_instant(end)
-        self.step = None if step is None else parse_duration(step)
-        self.granularity = dt.timedelta(0) if cursor_granularity is None else parse_duration(cursor_granularity)
-        self.lookback = None if lookback_window is None else parse_duration(lookback_window)
+            raise HintError("date_windows: give step and cursor_granularity together (Airbyte's rule)")
+        try:
+            self.start = to_instant(start)
+            self.end = None if end is None else to_instant(end)
+            self.step = None if step is None else parse_duration(step)
+            self.granularity = dt.timedelta(0) if cursor_granularity is None else parse_duration(cursor_granularity)
+            self.lookback = None if lookback_window is None else parse_duration(lookback_window)
+        except ValueError as e:  # a value the time parser refuses: the user's setting, named by the parser
+            raise HintError(f"date_windows: {e}") from None
         self.datetime_format = datetime_format
 
     def windows(self, saved: Optional[Dict[str, Any]], now: Optional[pendulum.DateTime] = None) -> Iterator[Window]:

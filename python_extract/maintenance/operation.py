@@ -8,7 +8,8 @@ A dataset is maintained in one dbt invocation; when that fails (say a commit con
 not resolve), its tables are retried one by one, once, and a table that fails again is reported as
 skipped with its error, so one busy table never stops the others.
 
-Errors: `MaintenanceError` (the policy is invalid, or dbt could not start).
+Errors: `MaintenanceError` (the policy is invalid, checked before Spark starts by policy.py, or dbt could
+not start).
 """
 from __future__ import annotations
 
@@ -41,6 +42,9 @@ def maintain(
     >>> reports = maintain(LakehouseConfig.from_env(), datasets=["shop_raw"], dry_run=True)
     >>> [r["table"] for r in reports if r["actions"]]     # tables with something to do
     """
+    from .policy import check_policy  # imported here: it imports this module's error
+
+    check_policy(policy)  # before the session starts: a bad policy fails in a second, once
     spark = get_session(config)
     file_format = session_format(spark)
     found = lakehouse_tables(spark, datasets)

@@ -8,12 +8,15 @@ rows of old loads that every model consuming the dataset has applied, and keeps 
 - What goes: the rows of those loads in the dataset's data tables (root and child tables, one DELETE
   per table). What stays: `_dlt_loads` (the models' record of completed loads), state and schema
   tables, and every row of a load some consumer has not applied.
+- What is noted: the expired loads, in `_sparkload_expired_loads` (before their rows go), so a model's
+  `dbt run --full-refresh` that would rebuild without them refuses, naming them (validate.sql).
 - The report counts rows and the data files that held only expired rows: they leave the table's
   current snapshot now, and the disk once `sparkload lakehouse maintain` expires the snapshots that
   still reference them.
 
-A model added later starts from the loads still in staging; a full refresh of a model rebuilds from
-them too, so keep `--older-than` longer than the history a rebuild needs.
+A model added later starts from the loads still in staging; a full refresh of a model that applied an
+expired load refuses unless told to rebuild from what is left, so keep `--older-than` longer than the
+history a rebuild needs.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from typing import Dict, List
 
 from ..errors import ConfigError
 from ..timeutil import SPAN_UNITS as UNITS, parse_span
-from ..contract import LOAD_ID, LOADS_TABLE
+from ..contract import EXPIRED_LOADS_TABLE, LOAD_ID, LOADS_TABLE, layout
 from ..load.sql import ident, literal, qualified
 from .catalog import applied_loads, datasets, tables_of
 
@@ -93,6 +96,8 @@ def expire_loads(spark, dataset: str, older_than: dt.timedelta, dry_run: bool = 
     if not report.expired_loads:
         return report
     ids = ", ".join(literal(i) for i in report.expired_loads)
+    if not dry_run:
+        _note_expired(spark, dataset, report.expired_loads)
     for table in tables:
         if table.startswith(("_dlt_", "_sparkload_")):
             continue
@@ -106,3 +111,15 @@ def expire_loads(spark, dataset: str, older_than: dt.timedelta, dry_run: bool = 
             if not dry_run:
                 spark.sql(f"delete from {relation} where {ident(LOAD_ID)} in ({ids})")
     return report
+
+
+def _note_expired(spark, dataset: str, load_ids: List[str]) -> None:
+    """Add `load_ids` to the dataset's `_sparkload_expired_loads` (made on first use), each once."""
+    from ..lakehouse import session_format
+
+    relation = qualified(dataset, EXPIRED_LOADS_TABLE)
+    columns = ", ".join(f"{ident(c)} {kind}" for c, kind in layout(EXPIRED_LOADS_TABLE).items())
+    spark.sql(f"create table if not exists {relation} ({columns}) using {session_format(spark)}")
+    values = ", ".join(f"({literal(i)})" for i in load_ids)
+    spark.sql(f"insert into {relation} select v.`load_id`, current_timestamp() from (values {values}) as v(`load_id`) "
+              f"where v.`load_id` not in (select `load_id` from {relation})")

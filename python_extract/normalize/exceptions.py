@@ -5,15 +5,15 @@
     └── NormalizeError
         ├── ColumnNameCollision      two keys of one item normalise to the same column
         ├── NullInNotNullColumn      rows with NULL (or no value) in a primary_key / merge_key /
-        │                            nullable=False column
+        │                            nullable=False column, or without that column at all (a misspelt key)
         ├── CannotCoerceColumn       a value fits neither its column nor that column's variant
         └── ArrowColumnDoesNotFit    an Arrow column's values do not fit its column's type
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-from ..errors import SparkloadError
+from ..errors import SparkloadError, did_you_mean
 
 
 class NormalizeError(SparkloadError):
@@ -29,14 +29,27 @@ class ColumnNameCollision(NormalizeError):
 
 
 class NullInNotNullColumn(NormalizeError):
-    def __init__(self, counts: Dict[Tuple[str, str], int], hints: Dict[Tuple[str, str], str]):
+    """`counts`: rows per (table, column) without a value; `absent`: of those, the columns no failing row has
+    at all, each with the table's columns (said as missing, with the closest one)."""
+
+    def __init__(self, counts: Dict[Tuple[str, str], int], hints: Dict[Tuple[str, str], str],
+                 absent: Optional[Dict[Tuple[str, str], List[str]]] = None):
         self.counts = dict(sorted(counts.items()))
+        self.absent = absent or {}
         (table, column), rows = next(iter(self.counts.items()))
         self.table, self.column, self.rows = table, column, rows
-        more = "".join(f"; table {t} column {c}: {_rows(n)}" for (t, c), n in list(self.counts.items())[1:])
-        super().__init__(
-            f"table {table} column {column}: {_rows(rows)} with NULL in a {hints[(table, column)]} column{more}; "
-            "nothing of this load was kept and no cursor moved")
+        problems = [self._problem(key, n, hints[key]) for key, n in self.counts.items()]
+        more = "".join(f"; table {t} column {c}: {p}" for (t, c), p in zip(list(self.counts)[1:], problems[1:]))
+        super().__init__(f"table {table} column {column}: {problems[0]}{more}; nothing of this load was kept and no "
+                         "cursor moved")
+
+    def _problem(self, key: Tuple[str, str], rows: int, hint: str) -> str:
+        if key not in self.absent:
+            return f"{_rows(rows)} with NULL in a {hint} column"
+        columns = self.absent[key]
+        has = f"the table has {', '.join(columns)}" if columns else "the table has no other column"
+        close = did_you_mean(key[1], columns)  # " (did you mean 'id'?)"
+        return f"the {hint} column is missing from {_rows(rows)} ({has}{'; ' + close[2:-1] if close else ''})"
 
 
 def _rows(n: int) -> str:

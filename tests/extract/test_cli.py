@@ -94,8 +94,23 @@ def test_pipeline_info_and_loads__show_cursors_and_loads_with_row_counts(capsys,
     code, out, _ = _main(capsys, "pipeline", "info", names.staging, *_common(names, tmp_path))
     assert code == 0
     assert "shop.orders" in out and "cursor ts: last_value 2" in out and "pending packages: none" in out
+    assert "  shop.users\n    (no cursor state)\n" in out and "reset" not in out  # users has no cursor; never reset
     code, out, _ = _main(capsys, "pipeline", "loads", names.staging, *_common(names, tmp_path))
     assert code == 0 and "status 0" in out and "orders 3, orders__lines 3, users 1" in out
+
+
+def test_pipeline_info_and_loads__refuse_an_unknown_pipeline_naming_the_closest(capsys, names, tmp_path, target):
+    """Issue 40 item 5: a mistyped name was described as an empty pipeline, exit 0."""
+    common = _common(names, tmp_path)
+    _main(capsys, "run", target, "--pipeline-name", names.staging, "--no-progress", *common)
+    for command in ("info", "loads"):
+        code, out, err = _main(capsys, "pipeline", command, f"{names.staging}x", *common)
+        assert (code, out) == (2, ""), command
+        assert err.count("\n") == 1 and err.startswith(
+            f"sparkload: no pipeline '{names.staging}x' (did you mean '{names.staging}'?): it never ran with pipelines "
+            f"dir {tmp_path}"), err
+    code, _, err = _main(capsys, "pipeline", "loads", f"{names.staging}x", "--abort", "1.0", *common)
+    assert code == 2 and err.startswith(f"sparkload: no pipeline '{names.staging}x' (did you mean"), err
 
 
 def test_pipeline_reset_and_drop__wipe_state_and_on_request_tables(capsys, names, tmp_path, target, spark):
@@ -114,7 +129,7 @@ def test_pipeline_reset_and_drop__wipe_state_and_on_request_tables(capsys, names
     code, out, _ = _main(capsys, "pipeline", "reset", names.staging, "--yes", *common)
     assert code == 0 and "state of every resource wiped" in out
     _, out, _ = _main(capsys, "pipeline", "info", names.staging, *common)
-    assert "(empty: reset)" in out
+    assert "  shop.orders\n    (no cursor state)\n" in out
     code, _, err = _main(capsys, "pipeline", "drop", names.staging, *common)
     assert code == 2 and "needs --resource" in err
 
@@ -133,10 +148,11 @@ def test_pipeline_reset_and_drop__refuse_an_unknown_pipeline_or_resource_and_cha
     _main(capsys, "run", target, "--pipeline-name", names.staging, "--no-progress", *common)
     code, _, err = _main(capsys, "pipeline", "reset", f"{names.staging}x", "--yes", *common)
     assert code == 2 and err.count("\n") == 1
-    assert err.startswith(f"sparkload: no pipeline '{names.staging}x': it never ran with pipelines dir ")
+    assert err.startswith(f"sparkload: no pipeline '{names.staging}x' (did you mean '{names.staging}'?): it never ran "
+                          "with pipelines dir ")
     assert f"pipelines here: {names.staging} " in err
     code, _, err = _main(capsys, "pipeline", "drop", f"{names.staging}x", "--resource", "orders", *common)
-    assert code == 2 and err.startswith(f"sparkload: no pipeline '{names.staging}x': it never ran with pipelines dir ")
+    assert code == 2 and err.startswith(f"sparkload: no pipeline '{names.staging}x' (did you mean '{names.staging}'?)")
     code, _, err = _main(capsys, "pipeline", "drop", names.staging, "--resource", "order", *common)
     assert code == 2 and err == (f"sparkload: pipeline {names.staging} has no state for resource order; "
                                  "its resources: orders, users\n")

@@ -91,3 +91,33 @@ def test_null_keys__dlt_fails_the_same_load(tmp_path):
             side.run([dlt.resource([{"id": 1}, {"id": None}], name=name, **hints)])
         side.pipeline.drop_pending_packages()
         assert name not in side.tables()
+
+
+@pytest.mark.parametrize("items", [
+    [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 3, "name": "c"}],    # one batch in Arrow
+    [{"id": 1, "name": "a"}, {"id": "2", "name": "b"}, {"id": 3, "name": "c"}],  # a batch the row-by-row path types
+], ids=["arrow_batch", "row_by_row"])
+def test_misspelt_primary_key__is_reported_as_a_missing_column_with_the_closest_one(pipe, items):
+    """Issue 40 item 5: a primary_key naming a column no row has is said to be missing, not NULL."""
+    @sl.resource(name="orders", primary_key="idd", write_disposition="merge")
+    def orders():
+        yield items
+
+    before = loads(pipe)
+    with pytest.raises(sl.PipelineStepFailed) as failed:
+        pipe.run(orders)
+    error = failed.value
+    assert isinstance(error.__cause__, NullInNotNullColumn)
+    assert str(error) == (f"extract step failed load {error.load_id} table orders: table orders column idd: the "
+                          "primary_key column is missing from 3 rows (the table has id, name; did you mean 'id'?); "
+                          "nothing of this load was kept and no cursor moved")
+    assert loads(pipe) == before
+    assert not pipe.spark.catalog.tableExists(f"{pipe.dataset_name}.orders")
+
+
+def test_null_primary_key_in_every_row__is_still_reported_as_null_not_missing(pipe):
+    @sl.resource(name="orders", primary_key="id", write_disposition="merge")
+    def orders():
+        yield [{"id": None, "name": "a"}, {"id": None, "name": "b"}]  # Arrow drops the all-NULL column: still NULL
+
+    _fails_with_null_keys(pipe, orders, "orders", "id", 2, "primary_key")

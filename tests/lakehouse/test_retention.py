@@ -77,3 +77,47 @@ def test_expire__bad_arguments_are_one_line_errors_that_change_nothing(spark, na
     assert main(["pipeline", "expire", "no_such_pipeline", "--older-than", "a week"]) == 2
     assert capsys.readouterr().err.strip() == (
         "sparkload: --older-than 'a week' is not a duration; expected <n>s, <n>m, <n>h or <n>d, e.g. 7d")
+
+
+def test_expire__then_a_full_refresh_refuses_naming_the_expired_loads_unless_told(spark, lakehouse, names, dbt):
+    """Issue 40 item 4: after `pipeline expire`, `dbt run --full-refresh` emptied the final table (3 rows -> 0)."""
+    l1 = _land(lakehouse, names, [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}])
+    l2 = _land(lakehouse, names, [{"id": 3, "v": "c"}])
+    dbt.run("up_pk")
+    applied = [(1, "a"), (2, "b"), (3, "c")]
+    assert _final(spark, names, "up_pk") == applied
+    argv = ["pipeline", "expire", names.staging, "--dataset-name", names.staging, "--older-than", "0s"]
+    assert main(argv) == 0 and _staged(spark, names) == []
+    noted = spark.sql(f"select load_id from {names.staging}._sparkload_expired_loads order by 1").collect()
+    assert [r["load_id"] for r in noted] == [l1, l2]
+    assert main(argv) == 0  # expiring again notes each load once
+    assert spark.sql(f"select count(*) from {names.staging}._sparkload_expired_loads").collect()[0][0] == 2
+
+    # load 3: a new load the full refresh would rebuild from, alone
+    l3 = _land(lakehouse, names, [{"id": 4, "v": "d"}])
+    dbt.logs.clear()
+    result = dbt.invoke("run", "--select", "up_pk", "--full-refresh", expect_success=False)
+    assert not result.success
+    message = " ".join("\n".join(dbt.logs).split())
+    assert (f"sparkload model up_pk (table {names.target}.up_pk): --full-refresh would rebuild the table without loads "
+            f"{l1}, {l2}, which it applied and `sparkload pipeline expire` deleted from staging (dataset {names.staging}), "
+            "so their rows would be lost. To keep the table, set `full_refresh: false` in the model's config (dbt then "
+            "ignores the flag for it); to rebuild from the loads staging still holds, run with --vars "
+            "'{sparkload_full_refresh_from_staging: true}'. The table is unchanged.") in message
+    assert _final(spark, names, "up_pk") == applied  # unchanged, load 3 not applied either
+
+    # a plain run still applies load 3 on top of everything
+    dbt.run("up_pk")
+    assert _final(spark, names, "up_pk") == [*applied, (4, "d")]
+    # the explicit opt-in rebuilds from what staging holds: load 3 only
+    dbt.invoke("run", "--select", "up_pk", "--full-refresh", vars={"sparkload_full_refresh_from_staging": True})
+    assert _final(spark, names, "up_pk") == [(4, "d")]
+    assert l3 in {r["load_id"] for r in spark.sql(f"select load_id from {names.target}._sparkload_applied_loads").collect()}
+
+    # every load expired: a rebuild from staging empties the table, and its status line says so (it said NO-OP,
+    # "nothing changed")
+    assert main(argv) == 0 and _staged(spark, names) == []
+    result = dbt.invoke("run", "--select", "up_pk", "--full-refresh", vars={"sparkload_full_refresh_from_staging": True})
+    [outcome] = result.result.results
+    assert outcome.message == f"REBUILT EMPTY: loads {l1}, {l2}, {l3} bring no rows for this model"
+    assert _final(spark, names, "up_pk") == []

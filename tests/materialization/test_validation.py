@@ -53,7 +53,10 @@ def test_validation__bad_configs_fail_with_a_message_naming_model_and_table(spar
         assert not spark.catalog.tableExists(f"{names.target}.{model}")
 
 
-def test_validation__a_key_column_missing_from_the_loads_names_column_and_loads(spark, stage, dbt, names):
+def test_validation__a_key_column_missing_from_the_loads_names_column_and_loads_and_the_fix_in_the_model(spark, stage,
+                                                                                                         dbt, names):
+    """Issue 40 item 3: a typo in primary_key is a config mistake; the message says what to fix in the model and
+    never advises aborting the loads (which every other model reading them would then skip)."""
     first = stage.load([{"id": 1, "name": "a"}])
     dbt.run("config_probe", vars={"probe_config": {"write_disposition": "merge", "primary_key": "id"}})
     second = stage.load([{"id": 2, "name": "b"}])
@@ -63,8 +66,13 @@ def test_validation__a_key_column_missing_from_the_loads_names_column_and_loads(
     assert not result.success
     assert f"primary_key column `customer_id` is not among the model's columns (id, name, _dlt_id, _dlt_load_id) (loads {second})" in message
     assert first not in message.split("(loads")[-1].split(")")[0]
-    assert f"To skip the load instead: sparkload pipeline loads {names.staging} --dataset-name {names.staging} --abort {second}" in message
+    assert ("Fix primary_key in the model's config to name one of them, or select `customer_id` in the model; the loads "
+            "stay pending and apply once it is fixed. The table is unchanged.") in message
+    assert "--abort" not in message
     assert table(spark, f"{names.target}.config_probe", "id, name") == rows_of((1, "a"))
+    # fixed in the model: the pending load applies
+    dbt.run("config_probe", vars={"probe_config": {"write_disposition": "merge", "primary_key": "id"}})
+    assert table(spark, f"{names.target}.config_probe", "id, name") == rows_of((1, "a"), (2, "b"))
 
 
 def test_validation__keys_dlt_ignores_are_accepted_with_a_warning(spark, stage, dbt, names):

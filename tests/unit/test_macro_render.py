@@ -216,3 +216,27 @@ def test_render__only_validation_builds_the_config():
     writes = {f.relative_to(MACROS).as_posix(): re.findall(r"cfg\.update|cfg\[[^\]]+\]\s*=", f.read_text())
               for f in MACROS.rglob("*.sql")}
     assert {f: w for f, w in writes.items() if w} == {}
+
+
+@pytest.mark.parametrize("key, config", [
+    ("primary_key", {"primary_key": ["customer_id"]}),
+    ("sequence_by", {"sequence_by": ["customer_id"], "strategy": "upsert"}),
+])
+def test_validate_columns__a_key_column_the_model_lacks_is_fixed_in_the_model_never_by_an_abort(package, key, config):
+    """Issue 40 item 3: a typo in a key config advised `--abort` of every pending load, for every model."""
+    pending = {"ids": ["1700000000.1", "1700000000.2"], "pipelines": {"1700000000.1": "shop", "1700000000.2": "shop"}}
+    check = package["validate_sparkload_columns" if key == "primary_key" else "_sparkload_validate_sequence_columns"]
+    with pytest.raises(AssertionError, match="compiler error") as error:
+        check(Relation("target", "items"), cfg(**config), COLUMNS, pending)
+    message = " ".join(str(error.value).split())
+    assert (f"{key} column `customer_id` is not among the model's columns (id, na`me, deleted, seq, _dlt_load_id, _dlt_id) "
+            f"(loads 1700000000.1, 1700000000.2). Fix {key} in the model's config to name one of them, or select "
+            "`customer_id` in the model; the loads stay pending and apply once it is fixed. The table is unchanged.") in message
+    assert "--abort" not in message
+
+
+def test_abort_hint__says_that_an_abort_affects_every_consumer(package):
+    hint = package["sparkload_abort_hint"](cfg(), {"1.2": "shop"}, ["1.2"])
+    assert hint == ("To skip the load instead, for every model that reads it (--abort affects every consumer of dataset "
+                    "raw, also models that have not applied it yet): sparkload pipeline loads shop --dataset-name raw "
+                    "--abort 1.2")

@@ -21,6 +21,8 @@ CASES = {
     "resources: [x, '']": "resources[1]: '' should be non-empty",
     "keep_loaded_packages: 1.5": "keep_loaded_packages: expected an integer, got float '1.5'",
     "write_disposition: upsert": "write_disposition: 'upsert' is not one of ['append', 'replace', 'merge']",
+    "write_disposition: mrege": "write_disposition: 'mrege' is not one of ['append', 'replace', 'merge'] (did you mean "
+                                "'merge'?)",
 }
 
 

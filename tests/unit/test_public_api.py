@@ -5,8 +5,8 @@ import python_extract
 
 def test_public_api__exports_exactly_these_names():
     assert python_extract.__all__ == [
-        "ConfigFieldMissing", "DateWindows", "Incremental", "IncrementalBoundaryOverflow", "IncrementalCursorPathMissing",
-        "IncrementalError", "LakehouseConfig", "LakehouseConfigError", "LoadInfo", "Pipeline", "PipelineStepFailed",
+        "ConfigError", "ConfigFieldMissing", "DateWindows", "HintError", "Incremental", "IncrementalBoundaryOverflow",
+        "IncrementalCursorPathMissing", "IncrementalError", "LakehouseConfig", "LakehouseConfigError", "LoadInfo", "Pipeline", "PipelineStepFailed",
         "Resource", "SparkloadError", "Source", "Window", "config", "date_windows", "defer", "incremental", "pipeline",
         "resource", "secrets", "source", "transformer",
     ]

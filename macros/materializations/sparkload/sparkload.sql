@@ -12,6 +12,7 @@
   {%- set cfg = sl.validate_sparkload_config(target) -%}
   {%- set existing = load_cached_relation(this) -%}
   {%- set full_refresh = should_full_refresh() or (existing is not none and not existing.is_table) -%}
+  {%- set rebuilt = full_refresh and existing is not none -%}  {#- the status line says so, even with no rows -#}
   {%- set ledger = sl.sparkload_ledger_relation(target) -%}
 
   {{ run_hooks(pre_hooks) }}
@@ -20,6 +21,7 @@
     {%- do sl.run_sparkload_create_ledger(ledger, cfg.file_format) -%}
   {%- endif -%}
   {%- if full_refresh -%}
+    {%- do sl.validate_sparkload_full_refresh(target, cfg) -%}  {#- helpers/full_refresh.sql: expired loads refuse -#}
     {%- do sl.run_sparkload_forget_loads(ledger, target) -%}
     {%- if cfg.sequence_by and cfg.hard_delete and cfg.strategy in ['upsert', 'delete-insert'] -%}{%- do sl.run_sparkload_forget_tombstones(target) -%}{%- endif -%}
     {%- if existing is not none -%}{%- do adapter.drop_relation(existing) -%}{%- endif -%}
@@ -55,7 +57,7 @@
   {%- if cfg.maintenance is not none and writes.any -%}  {#- after the commit: helpers/maintenance.sql -#}
     {%- do sl.run_sparkload_maintenance(target, cfg.file_format, cfg.maintenance) -%}
   {%- endif -%}
-  {%- do sl.sparkload_report_result(groups, pending.ids) -%}
+  {%- do sl.sparkload_report_result(groups, pending.ids, rebuilt) -%}
 
   {{ run_hooks(post_hooks) }}
   {%- if config.get('grants') -%}{%- do apply_grants(target, config.get('grants'), should_revoke=true) -%}{%- endif -%}
@@ -101,12 +103,13 @@
 {#- What dbt prints in brackets after the model: `APPLIED <rows> rows from <n> loads`, or `NO-OP` with
     its reason (no pending loads, or loads that bring no rows for this model: an incremental resource
     with nothing new, another resource's load, a state-only load of `pipeline reset`), also logged as
-    one line. The loads are recorded and their status advanced either way. -#}
-{% macro sparkload_report_result(groups, load_ids) -%}
-  {{ return(adapter.dispatch('sparkload_report_result', 'sparkload')(groups, load_ids)) }}
+    one line; `REBUILT EMPTY` when a full refresh (`rebuilt`) replaced an existing table and found no
+    rows to apply. The loads are recorded and their status advanced either way. -#}
+{% macro sparkload_report_result(groups, load_ids, rebuilt=false) -%}
+  {{ return(adapter.dispatch('sparkload_report_result', 'sparkload')(groups, load_ids, rebuilt)) }}
 {%- endmacro %}
 
-{% macro default__sparkload_report_result(groups, load_ids) -%}
+{% macro default__sparkload_report_result(groups, load_ids, rebuilt=false) -%}
   {%- set applied = namespace(rows=0, loads=0) -%}
   {%- for group in groups if group.sql is not none -%}
     {%- set applied.loads = applied.loads + group.load_ids | length -%}
@@ -119,8 +122,11 @@
   {%- else -%}
     {%- set message = 'NO-OP: no pending loads' -%}
   {%- endif -%}
-  {%- if not applied.loads -%}
+  {%- if not applied.loads and rebuilt -%}
+    {%- set message = 'REBUILT EMPTY: ' ~ message[7:] -%}
+    {{ log('sparkload model ' ~ model.name ~ ' (table ' ~ this ~ '): ' ~ message ~ '; the full refresh replaced the table with an empty one.', info=true) }}
+  {%- elif not applied.loads -%}
     {{ log('sparkload model ' ~ model.name ~ ' (table ' ~ this ~ '): ' ~ message ~ '; nothing changed.', info=true) }}
   {%- endif -%}
-  {%- do store_raw_result(name='main', message=message, code='NO-OP' if not applied.loads else 'OK', rows_affected=applied.rows) -%}
+  {%- do store_raw_result(name='main', message=message, code='NO-OP' if not applied.loads and not rebuilt else 'OK', rows_affected=applied.rows) -%}
 {%- endmacro %}

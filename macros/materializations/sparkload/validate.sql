@@ -200,8 +200,9 @@
   {%- endif -%}
   {%- for key, cols in named.items() -%}
     {%- for col in cols if col not in names -%}
+      {#- a config mistake (a typo, a column the model does not select): the fix is in the model, never an --abort of loads -#}
       {{ sl._sparkload_fail(target, key ~ ' column `' ~ col ~ '` is not among the model\'s columns (' ~ names | join(', ') ~ ')' ~ loads ~ '. '
-          ~ sl.sparkload_abort_hint(cfg, pending.pipelines, load_ids)) }}
+          ~ 'Fix ' ~ key ~ ' in the model\'s config to name one of them, or select `' ~ col ~ '` in the model; the loads stay pending and apply once it is fixed.') }}
     {%- endfor -%}
   {%- endfor -%}
   {%- for col in cfg.validity_column_names if cfg.strategy == 'scd2' and cfg.root is none and col in names -%}
@@ -283,9 +284,10 @@
   {{ return('') }}
 {%- endmacro %}
 
-{#- How to get past a load a model refuses: abort it, so every model skips it. `load_ids` is a list
-    of ids, or with `as_sql` an SQL expression of one id; the pipeline is the loads' schema_name
-    (`pipelines`: {load_id: schema_name} of the pending loads). -#}
+{#- How to get past a load a model refuses for its data: abort it, so every model skips it (the hint says
+    so: an abort is not this model's alone). A config mistake never gets it: its fix is in the model.
+    `load_ids` is a list of ids, or with `as_sql` an SQL expression of one id; the pipeline is the loads'
+    schema_name (`pipelines`: {load_id: schema_name} of the pending loads). -#}
 {% macro sparkload_abort_hint(cfg, pipelines, load_ids, as_sql=false) -%}
   {{ return(adapter.dispatch('sparkload_abort_hint', 'sparkload')(cfg, pipelines, load_ids, as_sql)) }}
 {%- endmacro %}
@@ -293,7 +295,8 @@
 {% macro default__sparkload_abort_hint(cfg, pipelines, load_ids, as_sql=false) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set pipeline = (pipelines.values() | select | list)[:1] | join or '<pipeline>' -%}
-  {%- set command = 'To skip the load instead: sparkload pipeline loads ' ~ pipeline ~ ' --dataset-name ' ~ cfg.loads.schema ~ ' --abort ' -%}
+  {%- set command = 'To skip the load instead, for every model that reads it (--abort affects every consumer of dataset ' ~ cfg.loads.schema
+        ~ ', also models that have not applied it yet): sparkload pipeline loads ' ~ pipeline ~ ' --dataset-name ' ~ cfg.loads.schema ~ ' --abort ' -%}
   {%- if as_sql -%}
     {{ return('concat(' ~ sl.sparkload_literal(command) ~ ', ' ~ load_ids ~ ')') }}
   {%- endif -%}
