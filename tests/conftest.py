@@ -23,10 +23,11 @@ class_archive.py`, as `sparkload lakehouse setup` does), so every session `get_s
 process's, the workers', the CLI's and dbt's child processes') maps its classes from it; the servers
 start without it.
 
-Table formats: a run is on one format, `--table-format` (or SPARKLOAD_TABLE_FORMAT), delta by default: every
-process it starts inherits it. A run on delta, the default format, runs every test; a run on another format
-runs only the tests marked `each_format` (their behaviour depends on the format: landing, every strategy's
-statements, maintenance, the catalog's processes), unless `--every-test`. `make test` runs both.
+Table formats: a run is on one format, `--table-format` (or SPARKLOAD_TABLE_FORMAT), iceberg by default: every
+process it starts inherits it. A run on iceberg, the suite's main format, runs every test; a run on delta (the
+product's default format) runs only the tests marked `each_format` (their behaviour depends on the format:
+landing, every strategy's statements, maintenance, the catalog shared by processes, the quickstart), unless
+`--every-test`. `make test` runs both. Why the whole suite runs on Iceberg: docs/testing.md.
 
 Parallel runs (`pytest -n 2 --dist loadgroup`, pytest-xdist, as `make test` does): each worker is a run
 of its own, with its own lakehouse, SparkSession, thrift server and watchdog, and ends when the controller
@@ -71,8 +72,7 @@ DEPS_INSTALLED = "SPARKLOAD_TEST_DBT_DEPS_INSTALLED"
 FAST_TIER = "tests/unit/"
 GROUP_SECONDS = Path(__file__).with_name("group_seconds.json")  # {group: seconds}, see group_seconds()
 GROUP_SECONDS_KEY = "sparkload/group_seconds"
-DEFAULT_FORMAT = "delta"  # python_extract.lakehouse.config.DEFAULT_FORMAT (not imported: the fast tier loads no product
-# module before its guard is in place)
+MAIN_FORMAT = "iceberg"  # the format every test runs on; on the other, only those marked each_format (docs/testing.md)
 
 from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared by every test folder)
 
@@ -81,11 +81,11 @@ def pytest_addoption(parser):
     parser.addoption("--dbt-targets", default=os.environ.get("SPARKLOAD_DBT_TARGETS"),
                      help=f"comma-separated dbt targets to run dbt tests on (default: {','.join(DBT_TARGETS)})")
     parser.addoption("--table-format", choices=("delta", "iceberg"),
-                     default=os.environ.get("SPARKLOAD_TABLE_FORMAT") or DEFAULT_FORMAT,
-                     help=f"the run's lakehouse format (default {DEFAULT_FORMAT}); on another than {DEFAULT_FORMAT} only the "
+                     default=os.environ.get("SPARKLOAD_TABLE_FORMAT") or MAIN_FORMAT,
+                     help=f"the run's lakehouse format (default {MAIN_FORMAT}); on another than {MAIN_FORMAT} only the "
                           "tests marked each_format run, unless --every-test")
     parser.addoption("--every-test", action="store_true",
-                     help="on a format other than the default, run every test, not only those marked each_format")
+                     help=f"on a format other than {MAIN_FORMAT}, run every test, not only those marked each_format")
     parser.addoption("--thrift", choices=("wire", "all"), default=os.environ.get("SPARKLOAD_THRIFT", "wire"),
                      help="what runs on the thrift targets: only the tests (adapter-suite classes) marked over_the_wire, "
                           "whose code path differs there (default, 'wire'), or every one ('all')")
@@ -124,7 +124,7 @@ def pytest_configure(config):
         install_dbt_deps()
         os.environ[DEPS_INSTALLED] = "1"  # the workers, started after this, inherit it
     config.addinivalue_line("markers", "each_format: the test's behaviour depends on the table format: it runs on each "
-                                       "format; the others run on delta, the default, only")
+                                       f"format; the others run on {MAIN_FORMAT} only")
     config.addinivalue_line("markers", "dbt_targets(*names): the dbt targets a test runs on (default: embedded, thrift)")
     config.addinivalue_line(
         "markers", "over_the_wire: the test's (adapter-suite class's) code path differs over thrift: it runs there by "
@@ -191,7 +191,7 @@ def pytest_collection_modifyitems(config, items):
     first (as measured, `group_seconds`), so that the last group a worker takes is a short one. `make test`
     passes `--no-loadscope-reorder`, so xdist hands out groups in this order (its own order is by number
     of tests)."""
-    if config.getoption("--table-format") != DEFAULT_FORMAT and not config.getoption("--every-test"):
+    if config.getoption("--table-format") != MAIN_FORMAT and not config.getoption("--every-test"):
         kept = [item for item in items if item.get_closest_marker("each_format")]
         if len(kept) < len(items):
             config.hook.pytest_deselected(items=[item for item in items if not item.get_closest_marker("each_format")])

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from python_extract.lakehouse import session_format
 
 from ..conftest import REPO, rows
 from .commands import readme_block
+
+pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
 
 QUICKSTART = "Quickstart (embedded lakehouse)"
 

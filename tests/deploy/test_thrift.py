@@ -10,6 +10,8 @@ import pytest
 from ..conftest import rows
 from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
 
+pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
+
 FINAL = "select * from {schema}.skeleton_customers order by id"
 UPSERTED = [
     {"id": 1, "name": "Ann", "address__city": "Oslo"},

@@ -23,6 +23,8 @@ from ..conftest import INTEGRATION, Dbt, Names, dbt_env, rows
 from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
 from .commands import alive, port_held_for, readme_block, started_at
 
+pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
+
 PROFILE = "sparkload_integration_tests"
 # one dbt invocation in a process of its own; its last line says whether pyspark was ever imported there
 DBT_PROCESS = (
@@ -256,14 +258,15 @@ def test_stop_command__stops_the_server_and_says_so(lakehouse, names, warm, tmp_
 
 def test_warm_server_that_cannot_start__fails_the_run_with_its_reason_and_leaves_nothing(lakehouse, names, warm, tmp_path):
     files, _ = warm
-    # this run's lakehouse is pinned to iceberg: a server asked for delta refuses to start
-    dbt = DbtProcess(tmp_path, names, table_format="delta")
+    # this run's lakehouse is pinned to the run's format: a server asked for the other one refuses to start
+    pinned = os.environ["SPARKLOAD_TABLE_FORMAT"]
+    dbt = DbtProcess(tmp_path, names, table_format="delta" if pinned == "iceberg" else "iceberg")
 
     failed = dbt("debug", expect_success=False)
 
     assert not failed["success"]
     assert (f"the warm server for lakehouse {lakehouse.home} exited with code 1 before serving: the lakehouse "
-            f"{lakehouse.home} holds iceberg tables") in failed["output"], failed["output"][-3000:]
+            f"{lakehouse.home} holds {pinned} tables") in failed["output"], failed["output"][-3000:]
     assert f"log {files.log}" in failed["output"] and "remove `warm` from the profile" in failed["output"]
     assert files.read() is None and not files.pidfile.exists()
 

@@ -26,11 +26,11 @@ class Cache:
         self.seconds = seconds
 
     def get(self, key, default):
-        return self.seconds if key == f"{root.GROUP_SECONDS_KEY}/delta" else default
+        return self.seconds if key == f"{root.GROUP_SECONDS_KEY}/iceberg" else default
 
 
 class Config:
-    def __init__(self, seconds=None, table_format="delta", every_test=False):
+    def __init__(self, seconds=None, table_format="iceberg", every_test=False):
         self.cache = Cache(seconds or {})
         self.options = {"--table-format": table_format, "--every-test": every_test}
         self.deselected = []
@@ -70,23 +70,23 @@ def test_run_order__fast_tier_first_then_longest_groups_first_each_group_togethe
     assert groups["tests/adapter/test_basic.py::test_b"] == "tests/adapter/test_basic.py"
 
 
-def test_run_order__a_run_on_iceberg_keeps_only_the_tests_marked_each_format_unless_every_test():
+def test_run_order__a_run_on_delta_keeps_only_the_tests_marked_each_format_unless_every_test():
     items = [Item("tests/test_lakehouse.py::test_pin", ["each_format"]), Item("tests/unit/test_contract.py::test_lists"),
              Item("tests/deploy/test_warm.py::test_warm")]
-    config = Config(table_format="iceberg")
+    config = Config(table_format="delta")
     root.pytest_collection_modifyitems(config, items)
     assert [i.nodeid for i in items] == ["tests/test_lakehouse.py::test_pin"]
     assert [i.nodeid for i in config.deselected] == ["tests/unit/test_contract.py::test_lists", "tests/deploy/test_warm.py::test_warm"]
     every = [Item("tests/test_lakehouse.py::test_pin", ["each_format"]), Item("tests/deploy/test_warm.py::test_warm")]
-    root.pytest_collection_modifyitems(Config(table_format="iceberg", every_test=True), every)
+    root.pytest_collection_modifyitems(Config(table_format="delta", every_test=True), every)
     assert len(every) == 2
-    on_delta = [Item("tests/test_lakehouse.py::test_pin", ["each_format"]), Item("tests/deploy/test_warm.py::test_warm")]
-    root.pytest_collection_modifyitems(Config(), on_delta)
-    assert len(on_delta) == 2
+    on_iceberg = [Item("tests/test_lakehouse.py::test_pin", ["each_format"]), Item("tests/deploy/test_warm.py::test_warm")]
+    root.pytest_collection_modifyitems(Config(), on_iceberg)
+    assert len(on_iceberg) == 2
 
 
 def test_run_order__this_checkouts_measurements_override_the_checked_in_ones():
-    checked_in = json.loads(root.GROUP_SECONDS.read_text())["delta"]
+    checked_in = json.loads(root.GROUP_SECONDS.read_text())["iceberg"]
     assert checked_in["tests/parity/"] > checked_in.get("tests/adapter/test_basic.py", 0.0)
     order, _ = ordered({"tests/adapter/test_basic.py": checked_in["tests/parity/"] + 1})
     assert order.index("tests/adapter/test_basic.py::test_a") < order.index("tests/parity/test_differential.py::test_scenario[one]")
@@ -100,7 +100,7 @@ def test_run_order__every_checked_in_group_is_a_file_or_folder_of_the_suite():
 
 class WritableCache(Cache):
     def set(self, key, value):
-        assert key == f"{root.GROUP_SECONDS_KEY}/delta"
+        assert key == f"{root.GROUP_SECONDS_KEY}/iceberg"
         self.seconds = value
 
 
