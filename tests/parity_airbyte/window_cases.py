@@ -3,8 +3,7 @@ takes it (over DEFAULT), the API's events, and the syncs (time frozen at `now`; 
 failing at one window, before a sync). `to_incremental` writes the same cursor as sparkload's REST source
 `incremental` block takes it; an option it has no key for raises `Unsupported`.
 
-`purpose` names a difference kept on purpose (docs/parity.md, Airbyte section): the key of what differs
-("records_after_failure": the CDK reads the windows after a failed one, sparkload stops at it).
+`purpose` names a difference kept on purpose (docs/parity.md, Airbyte section), checked as PURPOSES says.
 """
 from __future__ import annotations
 
@@ -30,6 +29,7 @@ def bound(text: str, fmt: str = ISO) -> Dict[str, Any]:
     return {"type": "MinMaxDatetime", "datetime": text, "datetime_format": fmt}
 
 
+NOW_UTC = "{{ now_utc().strftime('%Y-%m-%dT%H:%M:%SZ') }}"
 DEFAULT: Dict[str, Any] = {
     "type": "DatetimeBasedCursor", "cursor_field": "updated_at", "datetime_format": ISO,
     "start_datetime": bound("2024-01-01T00:00:00Z"), "end_datetime": bound("2024-01-04T12:00:00Z"),
@@ -79,10 +79,8 @@ def to_incremental(cursor: Dict[str, Any]) -> Dict[str, Any]:
         raise Unsupported(f"no key for {sorted(extra)}")
     inc: Dict[str, Any] = {"cursor_path": cursor["cursor_field"], "initial_value": _text(cursor["start_datetime"]),
                            "format": cursor["datetime_format"]}
-    if "end_datetime" in cursor:
-        end = _text(cursor["end_datetime"])
-        if end != "now":
-            inc["end_value"] = end
+    if "end_datetime" in cursor and cursor["end_datetime"]["datetime"] != NOW_UTC:
+        inc["end_value"] = _text(cursor["end_datetime"])  # now_utc() as the end is sparkload's default end
     for key in ("step", "cursor_granularity"):
         if key in cursor:
             inc[key] = cursor[key]
@@ -108,11 +106,12 @@ CASES: List[Case] = [
     Case("lookback_before_start", {"lookback_window": "P30D"}),
     Case("end_datetime_absent_is_now", {"end_datetime": None},
          syncs=[Sync(now=dt.datetime(2024, 1, 3, 6, tzinfo=UTC)), Sync(now=dt.datetime(2024, 1, 4, 9, tzinfo=UTC))]),
-    Case("end_datetime_now_utc", {"end_datetime": bound("{{ now_utc().strftime('%Y-%m-%dT%H:%M:%SZ') }}")},
+    Case("end_datetime_now_utc", {"end_datetime": bound(NOW_UTC)},
          syncs=[Sync(now=dt.datetime(2024, 1, 3, 6, tzinfo=UTC)), Sync(now=dt.datetime(2024, 1, 4, 9, tzinfo=UTC))]),
     Case("start_datetime_relative", {"start_datetime": bound("{{ day_delta(-2, format='%Y-%m-%dT%H:%M:%SZ') }}"),
                                      "end_datetime": None},
-         syncs=[Sync(now=dt.datetime(2024, 1, 4, 9, tzinfo=UTC)), Sync(now=dt.datetime(2024, 1, 4, 12, tzinfo=UTC))]),
+         syncs=[Sync(now=dt.datetime(2024, 1, 4, 9, tzinfo=UTC)), Sync(now=dt.datetime(2024, 1, 4, 12, tzinfo=UTC))],
+         purpose="relative_start"),
     Case("datetime_format_epoch", {"datetime_format": "%s", "start_datetime": bound("1704067200", "%s"),
                                    "end_datetime": bound("1704369600", "%s")},
          events=[event(1, 3, "%s"), event(2, 30, "%s"), event(3, 80, "%s")], api={"bound_format": "%s"},
@@ -128,3 +127,14 @@ CASES: List[Case] = [
          purpose="records_after_failure"),
     Case("paginated_windows", events=[event(i, 3 + i * 5) for i in range(1, 16)], api={"per_page": 2}),
 ]
+
+
+PURPOSES = {
+    # the CDK goes on with the windows after a failed one (their records reach the destination, the state
+    # stays before the failure); sparkload stops at the failed window: same state, same requests and records
+    # up to it, nothing after it
+    "records_after_failure": "the run stops at the failed window",
+    # sparkload's initial_value is a fixed instant (a pipeline file holds no Jinja); a start relative to now
+    # matters to a first run only, which a caller can compute
+    "relative_start": "no interpolated start_datetime",
+}
