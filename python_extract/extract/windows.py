@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterator, List, Optional
 import pendulum
 
 from ..state import decode_value, encode_value
-from ..timeutil import iso_z, now as utc_now, parse_duration, to_instant
+from ..timeutil import format_instant, now as utc_now, parse_duration, parse_instant, to_instant
 
 
 @dataclass(frozen=True)
@@ -53,21 +53,6 @@ class Window:
     @property
     def end_str(self) -> str:
         return self._fmt(self.end)
-
-
-def format_instant(value: pendulum.DateTime, datetime_format: Optional[str]) -> str:
-    """`value` in a strftime pattern (`%s`: epoch seconds, as Airbyte's), or ISO 8601 with `Z` when None."""
-    if datetime_format == "%s":
-        return str(int(value.timestamp()))
-    return value.strftime(datetime_format) if datetime_format else iso_z(value)
-
-
-def parse_instant(text: Any, datetime_format: Optional[str]) -> pendulum.DateTime:
-    if datetime_format == "%s":
-        return pendulum.from_timestamp(int(text), tz="UTC")
-    if datetime_format:
-        return to_instant(dt.datetime.strptime(str(text), datetime_format))
-    return to_instant(text)
 
 
 class DateWindows:

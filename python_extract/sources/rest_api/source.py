@@ -25,7 +25,6 @@ from ... import timeutil
 from ...contract import TABLE_HINTS
 from ...extract import Source, date_windows, incremental
 from ...extract.resource import Resource, ResourceState, as_key_list
-from ...extract.windows import parse_instant
 from .auth import build_auth
 from .client import RestClient, Retry
 from .paginators import Request, build_paginator
@@ -225,8 +224,8 @@ def _windows(inc: Dict[str, Any]):
     pattern = _BOUND_PATTERNS.get(inc.get("format") or "iso", inc.get("format"))
     lookback = inc.get("lookback_window") or (f"PT{int(inc['lookback'])}S" if inc.get("lookback") else None)
     end = inc.get("end_value")
-    return date_windows(start=parse_instant(inc["initial_value"], pattern),
-                        end=None if end is None else parse_instant(end, pattern), step=inc["step"],
+    return date_windows(start=timeutil.parse_instant(inc["initial_value"], pattern),
+                        end=None if end is None else timeutil.parse_instant(end, pattern), step=inc["step"],
                         cursor_granularity=inc.get("cursor_granularity"), lookback_window=lookback,
                         datetime_format=pattern, cursor_field=inc["cursor_path"])
 
@@ -240,7 +239,7 @@ def _cursor_instant(row: Any, inc: Dict[str, Any]) -> Any:
     pattern = _BOUND_PATTERNS.get(inc.get("format") or "iso", inc.get("format"))
     for fmt in inc.get("cursor_formats") or [pattern]:
         try:
-            return parse_instant(value, fmt)
+            return timeutil.parse_instant(value, fmt)
         except (ValueError, TypeError):
             continue
     raise ValueError(f"cursor {inc['cursor_path']}: {value!r} matches none of the formats {inc.get('cursor_formats') or [pattern]}")
