@@ -56,6 +56,9 @@ def read(home: Path, base_url: str, incremental: Dict[str, Any], state: Optional
 
 def airbyte_state(state: Optional[Dict[str, Any]], cursor_field: str) -> Optional[Dict[str, Any]]:
     """The resource's window checkpoint in the shape of the CDK's stream state: {cursor_field: value}."""
+    dlt_cursor = ((state or {}).get("incremental") or {}).get(cursor_field)
+    if dlt_cursor is not None:  # a cursor without windows (dlt's)
+        return {cursor_field: dlt_cursor["last_value"]}
     saved = ((state or {}).get("windows") or {}).get("window")
     if not saved:
         return None

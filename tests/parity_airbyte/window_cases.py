@@ -73,10 +73,13 @@ def _text(value: Any) -> Any:
 def to_incremental(cursor: Dict[str, Any]) -> Dict[str, Any]:
     """The CDK cursor as sparkload's REST `incremental` block."""
     known = {"type", "cursor_field", "datetime_format", "start_datetime", "end_datetime", "step", "cursor_granularity",
-             "start_time_option", "end_time_option", "lookback_window", "cursor_datetime_formats"}
+             "start_time_option", "end_time_option", "lookback_window", "cursor_datetime_formats",
+             "is_client_side_incremental"}
     extra = set(cursor) - known
     if extra:
         raise Unsupported(f"no key for {sorted(extra)}")
+    if cursor.get("is_client_side_incremental") and "step" in cursor:
+        raise Unsupported("client-side filtering of date windows")
     inc: Dict[str, Any] = {"cursor_path": cursor["cursor_field"], "initial_value": _text(cursor["start_datetime"]),
                            "format": cursor["datetime_format"]}
     if "end_datetime" in cursor and cursor["end_datetime"]["datetime"] != NOW_UTC:
@@ -125,6 +128,11 @@ CASES: List[Case] = [
     Case("no_records_at_all", events=[]),
     Case("sync_fails_mid_windows", syncs=[Sync(fail_since="2024-01-03T00:00:00Z"), Sync()],
          purpose="records_after_failure"),
+    # the API ignores the bounds: records are filtered on the client, by sparkload's dlt-style cursor
+    Case("client_side_incremental", {"is_client_side_incremental": True, "start_time_option": None,
+                                     "end_time_option": None, "step": None, "cursor_granularity": None,
+                                     "end_datetime": None},
+         events=FOUR_DAYS + [event(9, 90)], purpose="boundary_dedup"),
     Case("paginated_windows", events=[event(i, 3 + i * 5) for i in range(1, 16)], api={"per_page": 2}),
 ]
 
@@ -137,4 +145,7 @@ PURPOSES = {
     # sparkload's initial_value is a fixed instant (a pipeline file holds no Jinja); a start relative to now
     # matters to a first run only, which a caller can compute
     "relative_start": "no interpolated start_datetime",
+    # sparkload's cursor without windows is dlt's: a record whose cursor equals the saved value and that was
+    # read before (same primary key) is not emitted again; the CDK emits it again (at-least-once)
+    "boundary_dedup": "the record at the saved cursor value is not re-emitted",
 }
