@@ -2,7 +2,7 @@
 cursor config run over several syncs by the CDK (cdk_side.py) and by sparkload's REST source (its
 `incremental` block, through the real extractor: sparkload_side.py), each against its own copy of one
 local events API, with time frozen per sync. Compared per sync: the window bounds sent (the
-`start_time_option` / `end_time_option` query parameters, in order), the ids of the records emitted, the
+`start_time_option` / `end_time_option` query parameters and the page, in order), the ids of the records emitted, the
 state after the sync (sparkload's checkpoint written as the CDK's stream state) and whether it failed."""
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _syncs(case: Case, read_one) -> List[Dict[str, Any]]:
             with freezegun.freeze_time(sync.now, tick=True):
                 result = read_one(api.base_url, state)
             state = result.pop("raw_state", result["state"])
-            out.append({"requests": [(q.get(api.since), q.get(api.until)) for q in api.requests], **result})
+            out.append({"requests": [(q.get(api.since), q.get(api.until), q.get("page")) for q in api.requests], **result})
     return out
 
 

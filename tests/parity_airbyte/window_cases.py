@@ -74,7 +74,7 @@ def to_incremental(cursor: Dict[str, Any]) -> Dict[str, Any]:
     """The CDK cursor as sparkload's REST `incremental` block."""
     known = {"type", "cursor_field", "datetime_format", "start_datetime", "end_datetime", "step", "cursor_granularity",
              "start_time_option", "end_time_option", "lookback_window", "cursor_datetime_formats",
-             "is_client_side_incremental"}
+             "is_client_side_incremental", "is_data_feed"}
     extra = set(cursor) - known
     if extra:
         raise Unsupported(f"no key for {sorted(extra)}")
@@ -91,6 +91,10 @@ def to_incremental(cursor: Dict[str, Any]) -> Dict[str, Any]:
         inc["lookback_window"] = cursor["lookback_window"]
     if "cursor_datetime_formats" in cursor:
         inc["cursor_formats"] = cursor["cursor_datetime_formats"]
+    if cursor.get("is_data_feed"):
+        if "step" in cursor:
+            raise Unsupported("a data feed read in date windows")
+        inc["row_order"] = "desc"  # dlt's: reading stops at the first record before the saved value
     for option, param in (("start_time_option", "start_param"), ("end_time_option", "end_param")):
         if option in cursor:
             inc[param] = {"in": "query", "name": cursor[option]["field_name"]}
@@ -133,6 +137,11 @@ CASES: List[Case] = [
                                      "end_time_option": None, "step": None, "cursor_granularity": None,
                                      "end_datetime": None},
          events=FOUR_DAYS + [event(9, 90)], purpose="boundary_dedup"),
+    # newest first, paged, no bounds sent: the CDK stops paging at a record older than the state
+    Case("is_data_feed", {"is_data_feed": True, "start_time_option": None, "end_time_option": None, "step": None,
+                          "cursor_granularity": None, "end_datetime": None},
+         events=[event(i, 3 + i * 5) for i in range(1, 10)], api={"per_page": 2, "order": "desc"},
+         syncs=[Sync(), Sync(add=[event(10, 60), event(11, 61)])], purpose="boundary_dedup"),
     Case("paginated_windows", events=[event(i, 3 + i * 5) for i in range(1, 16)], api={"per_page": 2}),
 ]
 
