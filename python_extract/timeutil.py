@@ -128,6 +128,22 @@ def to_instant(value: Any) -> pendulum.DateTime:
     return parsed.in_tz("UTC")
 
 
+def format_instant(value: pendulum.DateTime, datetime_format: Optional[str]) -> str:
+    """`value` in a strftime pattern (`%s`: epoch seconds, as Airbyte's), or ISO 8601 with `Z` when None."""
+    if datetime_format == "%s":
+        return str(int(value.timestamp()))
+    return value.strftime(datetime_format) if datetime_format else iso_z(value)
+
+
+def parse_instant(text: Any, datetime_format: Optional[str]) -> pendulum.DateTime:
+    """`text` read with a strftime pattern (`%s`: epoch seconds; naive means UTC), or as `to_instant` when None."""
+    if datetime_format == "%s":
+        return pendulum.from_timestamp(int(text), tz="UTC")
+    if datetime_format:
+        return to_instant(dt.datetime.strptime(str(text), datetime_format))
+    return to_instant(text)
+
+
 def parse_duration(value: Any) -> dt.timedelta:
     """An ISO 8601 duration (`P1D`, `PT1S`; an interval counts its length) or a timedelta as it is."""
     if isinstance(value, dt.timedelta):

@@ -2,26 +2,18 @@
 run ends with one line per suite: cases / identical / differs-on-purpose / differs."""
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Dict
-
 import pytest
 
 from ..conftest import add_summary
+from ..support.tally import Tally
 
-TALLY: Dict[str, Dict[str, int]] = defaultdict(lambda: {"cases": 0, "identical": 0, "differs-on-purpose": 0, "differs": 0})
-
-
-def record(suite: str, outcome: str) -> None:
-    """Count one case of `suite`: identical | differs-on-purpose | differs."""
-    TALLY[suite]["cases"] += 1
-    TALLY[suite][outcome] += 1
+TALLY = Tally("extractor differential vs dlt 1.31")
+record = TALLY.record
 
 
 def pytest_sessionfinish(session):
-    if TALLY:
-        add_summary(session.config, "extractor differential vs dlt 1.31", [
-            f"{suite}: " + ", ".join(f"{k} {v}" for k, v in counts.items()) for suite, counts in sorted(TALLY.items())])
+    if TALLY.counts:
+        add_summary(session.config, TALLY.title, TALLY.lines())
 
 
 @pytest.fixture(scope="module")

@@ -47,6 +47,11 @@ class Incremental(ConfigModel):
     on_cursor_value_missing: Literal["raise", "include", "exclude"] = None
     step: str = None
     cursor_granularity: str = None
+    lookback_window: str = None
+    """with step: an ISO 8601 duration (Airbyte's), instead of `lookback` seconds"""
+    cursor_formats: List[str] = None
+    """with step: strftime patterns of the records' cursor values, tried in order (Airbyte's
+    cursor_datetime_formats; default `format`)"""
     start_param: Inject = None
     end_param: Inject = None
     format: str = None

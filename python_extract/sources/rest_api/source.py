@@ -28,6 +28,7 @@ from ...extract.resource import Resource, ResourceState, as_key_list
 from .auth import build_auth
 from .client import RestClient, Retry
 from .paginators import Request, build_paginator
+from .selector import find_value
 
 _PLACEHOLDER = re.compile(r"\{parent\.([^}]+)\}")
 DEFAULT_MAX_PARENTS = 1000
@@ -50,7 +51,7 @@ def format_bound(value: Any, fmt: Optional[str]) -> Any:
     fmt = fmt or "iso"
     if fmt == "iso":
         return value if isinstance(value, str) else timeutil.iso_z(moment)
-    if fmt == "epoch":
+    if fmt in ("epoch", "%s"):
         return int(moment.timestamp())
     if fmt == "date":
         return moment.date().isoformat() if isinstance(moment, dt.datetime) else moment.isoformat()
@@ -141,12 +142,12 @@ class RestApiSource:
         if parent is not None:
             fn = self._child_fn(name, parent, endpoint, inc)
         elif inc and inc.get("step"):
-            windows = date_windows(start=inc["initial_value"], end=inc.get("end_value"), step=inc["step"],
-                                   cursor_granularity=inc.get("cursor_granularity"),
-                                   lookback_window=f"PT{int(inc.get('lookback') or 0)}S")
+            windows = _windows(inc)
 
             def fn(window=windows):
                 for page in self.pages(endpoint, bounds=(window.start, window.end)):
+                    for row in page:
+                        window.observe(_cursor_instant(row, inc))
                     yield page
         elif inc:
             def fn(cursor=self._incremental(inc)):
@@ -212,6 +213,36 @@ class RestApiSource:
     def source(self) -> Source:
         selected = [n for n, cfg in self.resources.items() if cfg.get("selected", True)]
         return Source(self.name, [self.resource(n) for n in selected])
+
+
+_BOUND_PATTERNS = {"iso": None, "epoch": "%s", "date": "%Y-%m-%d"}
+
+
+def _windows(inc: Dict[str, Any]):
+    """Airbyte date windows from an `incremental` block: bounds and state in `format`, state the highest
+    `cursor_path` value read (the CDK's DatetimeBasedCursor)."""
+    pattern = _BOUND_PATTERNS.get(inc.get("format") or "iso", inc.get("format"))
+    lookback = inc.get("lookback_window") or (f"PT{int(inc['lookback'])}S" if inc.get("lookback") else None)
+    end = inc.get("end_value")
+    return date_windows(start=timeutil.parse_instant(inc["initial_value"], pattern),
+                        end=None if end is None else timeutil.parse_instant(end, pattern), step=inc["step"],
+                        cursor_granularity=inc.get("cursor_granularity"), lookback_window=lookback,
+                        datetime_format=pattern, cursor_field=inc["cursor_path"])
+
+
+def _cursor_instant(row: Any, inc: Dict[str, Any]) -> Any:
+    """A record's cursor value as a datetime: by the first of `cursor_formats` that parses it (the CDK's
+    `cursor_datetime_formats`), else as `format` says; None when the record has none."""
+    value = find_value(row, inc["cursor_path"]) if isinstance(row, dict) else None
+    if value is None:
+        return None
+    pattern = _BOUND_PATTERNS.get(inc.get("format") or "iso", inc.get("format"))
+    for fmt in inc.get("cursor_formats") or [pattern]:
+        try:
+            return timeutil.parse_instant(value, fmt)
+        except (ValueError, TypeError):
+            continue
+    raise ValueError(f"cursor {inc['cursor_path']}: {value!r} matches none of the formats {inc.get('cursor_formats') or [pattern]}")
 
 
 def _key(record: Dict[str, Any]) -> str:
