@@ -250,7 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 JAVA_CALL = "An error occurred while calling o"  # how py4j's Py4JJavaError starts its text
-CATALOG_CONNECT = re.compile(r"UncheckedSQLException: Failed to connect: (\S+)")
+# the catalog database refused the connection: Iceberg's JdbcCatalog, or the Hive metastore's pool (delta)
+CATALOG_CONNECT = re.compile(r"UncheckedSQLException: Failed to connect: (\S+)|test connection to the given database\. "
+                             r"JDBC url = (\S+?), username")
 
 
 def _one_line(text: str, limit: int = 600) -> str:
@@ -286,15 +288,16 @@ def explain(error: BaseException) -> Tuple[int, str]:
         return state.exit_code, _one_line(f"{state}{where}")
     held = next((e for e in chain if any(marker in str(e) for marker in CATALOG_HELD)), None)
     if held is not None:
-        path = re.search(r'already in use: "([^"]+)"|booted the database (\S+?)\.?\s', str(held))
-        busy = CatalogBusy(f"{(path.group(1) or path.group(2)) if path else 'the lakehouse catalog'}: the lakehouse "
+        # H2 2 names the database in its message, H2 1.4 (a Delta lakehouse's metastore) in its cause, Derby in its own
+        path = re.search(r'already in use: "([^"]+)"|The file is locked: nio:(\S+)|booted the database (\S+?)\.?\s', str(held))
+        busy = CatalogBusy(f"{next(g for g in path.groups() if g) if path else 'the lakehouse catalog'}: the lakehouse "
                            "catalog database is opened by another process that does not share it; close that process "
                            "(an SQL console, a Spark with other catalog settings) or wait for it, then run again")
         return busy.exit_code, _one_line(f"{busy}{where}")
     java = next((str(e) for e in chain if JAVA_CALL in str(e)), "")
     connect = CATALOG_CONNECT.search(java)
     if connect:
-        return ConfigError.exit_code, _one_line(f"the lakehouse catalog {connect.group(1)} cannot be opened: {root_cause(java) or 'failed to connect'}"
+        return ConfigError.exit_code, _one_line(f"the lakehouse catalog {connect.group(1) or connect.group(2)} cannot be opened: {root_cause(java) or 'failed to connect'}"
                             f"{where}; check catalog_uri (`lakehouse: {{catalog_uri: ...}}` in the pipeline file, "
                             "SPARKLOAD_CATALOG_URI) or leave it unset for the lakehouse's own catalog")
     if isinstance(error, SparkloadError):

@@ -125,6 +125,8 @@ def pytest_configure(config):
         os.environ[DEPS_INSTALLED] = "1"  # the workers, started after this, inherit it
     config.addinivalue_line("markers", "each_format: the test's behaviour depends on the table format: it runs on each "
                                        f"format; the others run on {MAIN_FORMAT} only")
+    config.addinivalue_line("markers", "only_on(*formats): a table format's own behaviour: runs in the run on that "
+                                       "format, skipped (saying so) in the others")
     config.addinivalue_line("markers", "dbt_targets(*names): the dbt targets a test runs on (default: embedded, thrift)")
     config.addinivalue_line(
         "markers", "over_the_wire: the test's (adapter-suite class's) code path differs over thrift: it runs there by "
@@ -191,10 +193,20 @@ def pytest_collection_modifyitems(config, items):
     first (as measured, `group_seconds`), so that the last group a worker takes is a short one. `make test`
     passes `--no-loadscope-reorder`, so xdist hands out groups in this order (its own order is by number
     of tests)."""
-    if config.getoption("--table-format") != MAIN_FORMAT and not config.getoption("--every-test"):
-        kept = [item for item in items if item.get_closest_marker("each_format")]
+    run_format = config.getoption("--table-format")
+    for item in items:  # a test of one format's own behaviour, in a run on another
+        only = item.get_closest_marker("only_on")
+        if only and run_format not in only.args:
+            item.add_marker(pytest.mark.skip(reason=f"{' and '.join(only.args)}'s own behaviour: runs in the "
+                                                    f"--table-format {only.args[0]} run of make test"))
+    if run_format != MAIN_FORMAT and not config.getoption("--every-test"):
+        def on_this_format(item) -> bool:
+            only = item.get_closest_marker("only_on")
+            return bool(item.get_closest_marker("each_format")) or bool(only and run_format in only.args)
+
+        kept = [item for item in items if on_this_format(item)]
         if len(kept) < len(items):
-            config.hook.pytest_deselected(items=[item for item in items if not item.get_closest_marker("each_format")])
+            config.hook.pytest_deselected(items=[item for item in items if not on_this_format(item)])
             items[:] = kept
     seconds = group_seconds(config)
     first_seen: Dict[str, int] = {}

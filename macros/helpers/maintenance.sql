@@ -15,7 +15,7 @@
     conflicts with a concurrent commit is skipped (`failed_data_files_count`) and the rest commits; a
     concurrent writer whose files were rewritten first fails its own commit and changes nothing (its
     rerun applies it). Iceberg: rewrite_data_files, rewrite_position_delete_files, expire_snapshots,
-    remove_orphan_files. Delta (untested here: no Delta jar on this machine): OPTIMIZE, VACUUM. -#}
+    remove_orphan_files. Delta: OPTIMIZE, VACUUM (not yet run by the tests on Delta: docs/testing.md). -#}
 
 {% macro validate_sparkload_maintenance(raw, where) -%}
   {{ return(adapter.dispatch('validate_sparkload_maintenance', 'sparkload')(raw, where)) }}

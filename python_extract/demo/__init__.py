@@ -28,8 +28,9 @@ def run_demo(config: LakehouseConfig) -> None:
 
     # the bundled dbt profile resolves its lakehouse from the environment: the same one as this run's
     # (this process's session serves one lakehouse; `get_session` refuses another)
-    os.environ.update({"SPARKLOAD_HOME": str(config.home), "SPARKLOAD_MASTER": config.master,
-                       "SPARKLOAD_TABLE_FORMAT": config.table_format})
+    os.environ.update({"SPARKLOAD_HOME": str(config.home), "SPARKLOAD_MASTER": config.master})
+    if config.table_format:  # else the lakehouse's own, or the default
+        os.environ["SPARKLOAD_TABLE_FORMAT"] = config.table_format
     if config.jars_dir:
         os.environ["SPARKLOAD_JARS"] = str(config.jars_dir)
     project = config.home / "demo_dbt_project"

@@ -143,6 +143,9 @@ def spark_conf(config: LakehouseConfig, choice: FormatChoice, pin: bool = True) 
             # a table's state is rebuilt from its log in this many tasks (Delta's default, 50, made every
             # statement on a small table run 50-task stages)
             "spark.databricks.delta.snapshotPartitions": "2",
+            # a long-lived JVM (the thrift and warm servers, a test run) keeps the logs of this many tables, not
+            # 10000: a test run's worker ran out of its 1 GiB heap with Delta's default
+            "spark.databricks.delta.delta.log.cacheSize": "64",
             **metastore_conf(catalog_uri),
         })
         conf[CLASS_PATH] = ":".join(jdbc_drivers(choice.jars))

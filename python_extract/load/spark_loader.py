@@ -44,10 +44,13 @@ log = logging.getLogger("sparkload.load")
 TABLE_PROPERTIES = {"iceberg": {"write.parquet.compression-codec": "snappy"}}
 # what another writer of the same dataset can make a step fail with; the step is then run again
 # (Iceberg's JDBC catalog reports two writers creating one namespace at once as an UncheckedSQLException
-# around the catalog database's unique-key violation)
+# around the catalog database's unique-key violation; Delta's optimistic concurrency names the conflict:
+# files added, read files deleted, the table's metadata or protocol changed by another commit)
 CONFLICTS = ("CommitFailedException", "CommitStateUnknownException", "TableAlreadyExistsException",
-             "ConcurrentAppendException", "ConcurrentModificationException", "already exists",
-             "UncheckedSQLException", "Unique index or primary key violation")
+             "ConcurrentAppendException", "ConcurrentModificationException", "ConcurrentDeleteReadException",
+             "ConcurrentDeleteDeleteException", "ConcurrentTransactionException", "MetadataChangedException",
+             "ProtocolChangedException", "already exists", "UncheckedSQLException",
+             "Unique index or primary key violation")
 ATTEMPTS = 6
 
 

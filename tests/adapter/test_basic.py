@@ -17,8 +17,6 @@ from dbt.tests.adapter.basic.test_snapshot_timestamp import BaseSnapshotTimestam
 from dbt.tests.adapter.basic.test_validate_connection import BaseValidateConnection
 from dbt.tests.adapter.empty.test_empty import BaseTestEmpty, BaseTestEmptyInlineSourceRef
 
-pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
-
 
 class TestSimpleMaterializations(BaseSimpleMaterializations):
     pass

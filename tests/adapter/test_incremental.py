@@ -20,8 +20,6 @@ from dbt.tests.util import check_relations_equal, run_dbt
 from . import strategies
 from .merged import merged_files
 
-pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
-
 
 class TestIncrementalUniqueKey(BaseIncrementalUniqueKey):
     # dbt-spark has no delete+insert; its suite runs these scenarios with merge

@@ -41,6 +41,7 @@ def _snapshots(spark, table):
 
 
 @pytest.mark.dbt_targets("sparkload_thrift")
+@pytest.mark.only_on("iceberg")  # reads the writer's application id off Iceberg's snapshot summaries
 def test_dbt_run_over_thrift__sparkload_adapter_merges_in_the_server_jvm(spark, lakehouse, names, dbt, thrift_server):
     # load 1 builds the table (CREATE OR REPLACE ... AS SELECT); load 2 is merged into it
     pipeline = _pipeline(lakehouse, names)

@@ -24,6 +24,7 @@ def _two_loads(pipe):
     pipe.run([{"id": 3, "tags": ["b", "c"], "score": 1.5}], table_name="t")  # a new column and more child rows
 
 
+@pytest.mark.only_on("iceberg")  # Iceberg's add_files registration and its table layout
 def test_iceberg__registers_the_package_files_without_rewriting_them_and_keeps_them_when_packages_go(pipe):
     _two_loads(pipe)
     first, second = loads(pipe)
@@ -36,6 +37,7 @@ def test_iceberg__registers_the_package_files_without_rewriting_them_and_keeps_t
     assert sorted(v for (v,) in staged(pipe, "t__tags", "value")) == ["a", "b", "c"]
 
 
+@pytest.mark.only_on("iceberg")  # Iceberg's add_files registration and its table layout
 def test_spark_rewrite__lands_the_same_rows_when_files_cannot_be_registered(pipe, monkeypatch):
     monkeypatch.setattr(spark_loader, "_local_warehouse", lambda spark: False)
     monkeypatch.setattr(spark_loader, "_local_data_dir", lambda spark, name: None)
@@ -45,6 +47,7 @@ def test_spark_rewrite__lands_the_same_rows_when_files_cannot_be_registered(pipe
     assert not any(f.parent.name.startswith("load-") for f in data_files(pipe, "t"))
 
 
+@pytest.mark.only_on("iceberg")  # Iceberg's add_files registration and its table layout
 def test_a_table_whose_types_differ_from_the_files__is_rewritten_by_spark_not_registered(pipe, caplog):
     pipe.spark.sql(f"create database if not exists `{pipe.dataset_name}`")
     pipe.spark.sql(f"create table `{pipe.dataset_name}`.`t` (id string, note string) using iceberg")  # another writer's
@@ -75,6 +78,7 @@ def test_s3_warehouse__takes_the_rewrite_path():
     assert spark_loader._local_warehouse(Spark())
 
 
+@pytest.mark.only_on("iceberg")  # Iceberg's add_files registration and its table layout
 def test_killed_between_linking_and_committing__the_rerun_registers_each_file_once_and_drops_the_orphans(pipe, monkeypatch):
     pipe.run([{"id": 1}], table_name="t")
     real = spark_loader._link
@@ -97,7 +101,8 @@ def test_killed_between_linking_and_committing__the_rerun_registers_each_file_on
     assert not linked[0].exists() and unregistered_folders(pipe, "t") == []   # the unregistered folder is gone
 
 
-@pytest.mark.parametrize("registered", [True, False], ids=["add_files", "rewrite"])
+@pytest.mark.parametrize("registered", [pytest.param(True, id="add_files", marks=pytest.mark.only_on("iceberg")),
+                                        pytest.param(False, id="rewrite")])
 def test_a_landing_interrupted_after_its_commit__lands_its_rows_once_when_retried(pipe, monkeypatch, registered):
     if not registered:
         monkeypatch.setattr(spark_loader, "_local_data_dir", lambda spark, name: None)

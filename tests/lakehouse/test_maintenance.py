@@ -15,8 +15,6 @@ from python_extract.cli import main
 from python_extract.errors import ConfigError
 from python_extract.maintenance import MaintenanceError, describe, maintain
 
-pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
-
 MOR = ("tblproperties ('format-version'='2', 'write.delete.mode'='merge-on-read', "
        "'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')")
 NO_ORPHANS = {"remove_orphans_older_than": None}

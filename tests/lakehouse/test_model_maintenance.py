@@ -19,8 +19,6 @@ import python_extract as sl
 
 from ..conftest import INTEGRATION, REPO, Dbt, dbt_env
 
-pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
-
 MAINTENANCE = "maintenance={'compact_when': {'small_files': 2, 'delete_files': 2}, 'remove_orphans_older_than': none}"
 MODELS = {
     "plain_upsert": "materialized='sparkload', write_disposition='merge', strategy='upsert', primary_key='id'",

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Dict, List, Optional
 from urllib.parse import parse_qs, urlparse
+
+from ..sources.api_server import ApiServer
 
 UTC = dt.timezone.utc
 
@@ -86,20 +87,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-class EventsServer:
+def EventsServer(api: EventsApi) -> ApiServer:
     """Context manager: serves `api` on 127.0.0.1 on a free port until exit."""
-
-    def __init__(self, api: EventsApi):
-        self.api = api
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_Handler,), {"api": api}))
-        api.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-
-    def __enter__(self) -> EventsApi:
-        self.thread.start()
-        return self.api
-
-    def __exit__(self, *exc: Any) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(5)
+    return ApiServer(api, _Handler)

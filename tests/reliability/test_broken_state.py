@@ -158,6 +158,7 @@ def test_full_directory__extraction_stops_with_one_line_and_lands_nothing(lakeho
     assert not spark.catalog.tableExists(f"{names.staging}.blobs")
 
 
+@pytest.mark.each_format  # the metastore's database (delta) or the Iceberg catalog's
 def test_catalog_held_by_another_process__busy_exit_naming_the_database(names, tmp_path):
     home = tmp_path / "home"
     (home / "catalog").mkdir(parents=True)

@@ -8,11 +8,7 @@ import importlib.util
 import sys
 from types import SimpleNamespace
 
-import pytest
-
 from .support import REPO
-
-pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
 
 
 def _chaos():

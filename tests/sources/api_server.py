@@ -170,17 +170,18 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class ApiServer:
-    """Context manager: serves `api` on 127.0.0.1 on a free port until exit."""
+    """Context manager: serves `api` on 127.0.0.1 on a free port until exit, through `handler` (a request
+    handler class reading its `api` attribute; this module's shop API's by default)."""
 
-    def __init__(self, api: ShopApi):
+    def __init__(self, api: Any, handler: type = None):
         self.api = api
-        handler = type("Handler", (_Handler,), {"api": api})
+        handler = type("Handler", (handler or _Handler,), {"api": api})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         api.port = self.httpd.server_address[1]
         # a short poll: `shutdown` waits for the serving loop to look, half a second by default
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
-    def __enter__(self) -> ShopApi:
+    def __enter__(self) -> Any:
         self.thread.start()
         return self.api
 
