@@ -312,8 +312,11 @@ class Chaos:
             return -signal.SIGKILL
         elif code not in (0, 4):
             failing = "; ".join(dbt_failures("".join(lines))) if job.kind == "dbt" else ""
+            cause = next((line.strip() for line in lines if re.search(r"(Error|Exception)\b.*:", line)
+                          and not line.lstrip().startswith("at ")), "")
             raise RuntimeError(f"chaos: job '{job.name}' failed with exit code {code} in {self.phase}"
                                + (f"; failing models: {failing}" if failing else "")
+                               + (f"; first error: {cause[:500]}" if cause else "")
                                + "\n--- its last output lines:\n" + "".join(lines[-60:]))
         return code
 

@@ -183,7 +183,7 @@ def test_catalog__a_commit_survives_a_sigkill_of_its_jvm_right_after_it(tmp_path
     env = {**os.environ, "SPARKLOAD_HOME": str(tmp_path), "SPARKLOAD_TABLE_FORMAT": "iceberg", "PYTHONPATH": str(REPO)}
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     config = LakehouseConfig.from_env(home=tmp_path)
-    h2 = Path(config.jars_cache) / "h2-2.1.214.jar"
+    h2 = Path(config.jars_cache) / "h2-2.3.232.jar"
     done = subprocess.run(["java", "-cp", str(h2), "org.h2.tools.Shell", "-url", config.catalog_jdbc_uri("iceberg"),
                            "-user", "", "-password", "", "-sql",
                            "select metadata_location from iceberg_tables where table_name = 't'"],

@@ -9,7 +9,7 @@ file names wins over the cache, for machines that get their jars another way.
 | set        | jars                                                              | why |
 |------------|-------------------------------------------------------------------|-----|
 | delta      | delta-spark_2.12 + delta-storage (the `delta-spark` Python package's version), H2 1.4.200 | the Hive metastore on H2 (`session.py`): DataNucleus 4.1, which Spark's Hive 2.3 client uses, cannot map its schema onto H2 2.x |
-| iceberg    | iceberg-spark-runtime-3.5_2.12, H2 2.1.214                        | the Iceberg JdbcCatalog on H2 |
+| iceberg    | iceberg-spark-runtime-3.5_2.12, H2 2.3.232                        | the Iceberg JdbcCatalog on H2 |
 | s3         | hadoop-aws 3.3.4 (pyspark 3.5's Hadoop client) + the AWS SDK bundle it was built with | S3A, for a warehouse on `s3a://` |
 | postgresql | the PostgreSQL JDBC driver                                        | a catalog database on PostgreSQL (`catalog_uri`) |
 
@@ -54,7 +54,7 @@ JAR_SETS: Dict[str, Sequence[Jar]] = {
     "iceberg": (
         Jar("org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.10.2",
             "c562d482dcd16b666e808b755469fbc4b2604284b41622c9d87e2c02b7cc6c5f"),
-        Jar("com.h2database:h2:2.1.214", "d623cdc0f61d218cf549a8d09f1c391ff91096116b22e2475475fce4fbe72bd0", jdbc_driver=True),
+        Jar("com.h2database:h2:2.3.232", "8dae62d22db8982c3dcb3826edb9c727c5d302063a67eef7d63d82de401f07d3", jdbc_driver=True),
     ),
     "s3": (
         Jar("org.apache.hadoop:hadoop-aws:3.3.4", "53f9ae03c681a30a50aa17524bd9790ab596b28481858e54efd989a826ed3a4a"),

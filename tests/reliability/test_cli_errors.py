@@ -97,7 +97,7 @@ def test_unreachable_catalog__one_line_naming_the_uri_and_its_cause_not_a_java_t
     (tmp_path / "pipeline.yaml").write_text(f"source: src.py:shop\nlakehouse: {{catalog_uri: '{uri}'}}\n")
     done = sparkload("run", "pipeline.yaml", "--no-progress", home=tmp_path / "lake", cwd=tmp_path)
     assert done.returncode == 2
-    h2 = "200" if os.environ["SPARKLOAD_TABLE_FORMAT"] == "delta" else "214"  # H2 1.4.200 (metastore), 2.1.214
+    h2 = "200" if os.environ["SPARKLOAD_TABLE_FORMAT"] == "delta" else "232"  # H2 1.4.200 (metastore), 2.3.232
     assert one_line(done.stderr) == (
         f"sparkload: the lakehouse catalog {uri} cannot be opened: Database \"{tmp_path}/nowhere/catalog\" not found, "
         f"and IFEXISTS=true, so we cant auto-create it [90146-{h2}]; check catalog_uri (`lakehouse: {{catalog_uri: ...}}` "
