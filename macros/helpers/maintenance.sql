@@ -15,7 +15,7 @@
     conflicts with a concurrent commit is skipped (`failed_data_files_count`) and the rest commits; a
     concurrent writer whose files were rewritten first fails its own commit and changes nothing (its
     rerun applies it). Iceberg: rewrite_data_files, rewrite_position_delete_files, expire_snapshots,
-    remove_orphan_files. Delta: OPTIMIZE, VACUUM (not yet run by the tests on Delta: docs/testing.md). -#}
+    remove_orphan_files. Delta: OPTIMIZE, REORG TABLE ... APPLY (PURGE), VACUUM. -#}
 
 {% macro validate_sparkload_maintenance(raw, where) -%}
   {{ return(adapter.dispatch('validate_sparkload_maintenance', 'sparkload')(raw, where)) }}
@@ -185,18 +185,85 @@
 {% macro default___sparkload_maintain_delta(relation, policy, dry_run) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set rel = sl.sparkload_relation(relation) -%}
-  {%- set detail = run_query('describe detail ' ~ rel) -%}
-  {%- set health = {'data_files': detail.columns['numFiles'].values()[0] | int, 'data_bytes': detail.columns['sizeInBytes'].values()[0] | int} -%}
-  {%- set plan = [] -%}
-  {%- set small = health.data_files > 0 and health.data_bytes / health.data_files < policy.small_file_size -%}
-  {%- if policy.compact_when.small_files is not none and small and health.data_files >= policy.compact_when.small_files -%}
-    {%- do plan.append({'action': 'compact', 'why': health.data_files ~ ' files of ' ~ (health.data_bytes / health.data_files) | int ~ ' bytes on average', 'sql': 'optimize ' ~ rel}) -%}
+  {%- if policy.keep_snapshots_for is not none and policy.keep_snapshots_for < 604800 -%}
+    {{ sl._sparkload_maintenance_fail('sparkload maintenance of ' ~ relation.schema ~ '.' ~ relation.identifier, 'keep_snapshots_for', policy.keep_snapshots_for ~ 's',
+        "at least 7d on Delta, whose VACUUM refuses a shorter window (a reader of an older version would lose its files), or none") }}
   {%- endif -%}
-  {%- if policy.keep_snapshots_for is not none -%}
-    {%- do plan.append({'action': 'vacuum', 'why': 'files unreferenced for ' ~ policy.keep_snapshots_for ~ ' s', 'sql':
+  {%- set health = sl._fetch_sparkload_delta_health(rel, policy) -%}
+  {%- set when = policy.compact_when -%}
+  {%- set average = (health.data_bytes / health.data_files) | int if health.data_files > 0 else 0 -%}
+  {%- set ratio = (health.deleted_rows / health.data_rows) if health.data_rows > 0 else 0 -%}
+  {%- set reasons = [] -%}
+  {%- if when.small_files is not none and health.data_files >= when.small_files and average < policy.small_file_size -%}
+    {%- do reasons.append(health.data_files ~ ' files of ' ~ average ~ ' bytes on average') -%}
+  {%- endif -%}
+  {%- if when.delete_files is not none and health.deletion_vectors >= when.delete_files -%}{%- do reasons.append(health.deletion_vectors ~ ' deletion vectors') -%}{%- endif -%}
+  {%- if when.delete_ratio is not none and health.deleted_rows > 0 and ratio >= when.delete_ratio -%}{%- do reasons.append('deleted rows ' ~ (ratio * 100) | round(1) ~ '%') -%}{%- endif -%}
+  {%- set plan = [] -%}
+  {%- if reasons -%}
+    {#- OPTIMIZE rewrites the small files (applying their deletion vectors); REORG ... PURGE then rewrites
+        every other file that still has one, so no deleted row stays in a data file -#}
+    {%- do plan.append({'action': 'compact', 'why': reasons | join(', '), 'sql': 'optimize ' ~ rel}) -%}
+    {%- if health.deletion_vectors > 0 -%}
+      {%- do plan.append({'action': 'purge_deletion_vectors', 'why': health.deletion_vectors ~ ' deletion vectors', 'sql': 'reorg table ' ~ rel ~ ' apply (purge)'}) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if policy.keep_snapshots_for is not none and health.expirable > 0 -%}
+    {%- do plan.append({'action': 'vacuum', 'why': health.expirable ~ ' commits older than ' ~ health.expire_before, 'sql':
         'vacuum ' ~ rel ~ ' retain ' ~ (policy.keep_snapshots_for / 3600) | round(3) ~ ' hours'}) -%}
   {%- endif -%}
   {{ return(sl._run_sparkload_maintenance_plan(relation, 'delta', health, plan, dry_run)) }}
+{%- endmacro %}
+
+{#- A Delta table's files (DESCRIBE DETAIL) and, from its history since the last compaction, the
+    deletion vectors and deleted rows its MERGE / DELETE / UPDATE commits left (Delta has no metadata
+    table of its files: the commits' own metrics count them); `expirable`: commits older than the
+    time-travel window and younger than that window before the last VACUUM, whose removed files a VACUUM
+    now deletes (older ones an earlier VACUUM took; without any, a VACUUM would only list the files). -#}
+{% macro _fetch_sparkload_delta_health(rel, policy) -%}
+  {{ return(adapter.dispatch('_fetch_sparkload_delta_health', 'sparkload')(rel, policy)) }}
+{%- endmacro %}
+
+{% macro default___fetch_sparkload_delta_health(rel, policy) -%}
+  {%- set detail = run_query('describe detail ' ~ rel) -%}
+  {%- set health = {'data_files': detail.columns['numFiles'].values()[0] | int, 'data_bytes': detail.columns['sizeInBytes'].values()[0] | int,
+                    'data_rows': 0, 'deletion_vectors': 0, 'deleted_rows': 0, 'expirable': 0} -%}
+  {%- set keep = policy.keep_snapshots_for or 0 -%}
+  {%- set now = run_query('select cast(current_timestamp() as string) as now, cast(current_timestamp() - make_dt_interval(0, 0, 0, ' ~ keep ~ ') as string) as before') -%}
+  {%- set before = now.columns['before'].values()[0] | string -%}
+  {%- do health.update({'expire_before': before}) -%}
+  {%- set history = run_query('describe history ' ~ rel) -%}
+  {%- set compacted = {'done': false} -%}
+  {%- set vacuumed = {'at': none} -%}
+  {%- for row in history.rows -%}  {#- newest first -#}
+    {%- set operation = row['operation'] | string -%}
+    {%- set at = row['timestamp'] | string -%}
+    {%- set metrics = row['operationMetrics'] -%}
+    {%- set metrics = fromjson(metrics) if metrics is string else (metrics or {}) -%}
+    {%- if operation in ['OPTIMIZE', 'REORG'] -%}{%- do compacted.update({'done': true}) -%}{%- endif -%}
+    {%- if not compacted.done -%}
+      {%- set added = (metrics.get('numTargetDeletionVectorsAdded', metrics.get('numDeletionVectorsAdded', 0)) | int)
+                      - (metrics.get('numTargetDeletionVectorsRemoved', metrics.get('numDeletionVectorsRemoved', 0)) | int) -%}
+      {%- do health.update({'deletion_vectors': health.deletion_vectors + added,
+                            'deleted_rows': health.deleted_rows + (metrics.get('numTargetRowsDeleted', metrics.get('numDeletedRows', 0)) | int)
+                                            + (metrics.get('numTargetRowsUpdated', metrics.get('numUpdatedRows', 0)) | int)}) -%}
+    {%- endif -%}
+    {%- if operation == 'VACUUM END' and vacuumed.at is none -%}{%- do vacuumed.update({'at': at}) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- set last_cutoff = none -%}
+  {%- if vacuumed.at is not none -%}
+    {%- set last_cutoff = run_query('select cast(timestamp ' ~ sl.sparkload_literal(vacuumed.at) ~ ' - make_dt_interval(0, 0, 0, ' ~ keep ~ ') as string) as c').columns['c'].values()[0] | string -%}
+  {%- endif -%}
+  {%- for row in history.rows -%}
+    {%- set operation = row['operation'] | string -%}
+    {%- set at = row['timestamp'] | string -%}
+    {%- if not operation.startswith('VACUUM') and at < before and (last_cutoff is none or at > last_cutoff) -%}
+      {%- do health.update({'expirable': health.expirable + 1}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set rows = run_query('select count(*) as n from ' ~ rel) -%}
+  {%- do health.update({'data_rows': rows.columns['n'].values()[0] | int, 'deletion_vectors': [health.deletion_vectors, 0] | max}) -%}
+  {{ return(health) }}
 {%- endmacro %}
 
 {#- Runs each planned statement (in a dry run, only those that change nothing, e.g. an orphan-file

@@ -53,3 +53,19 @@ def root_cause(text: str) -> str:
     """
     causes = CAUSED_BY.findall(text)
     return causes[-1].strip() if causes else ""
+
+
+CALLING = re.compile(r"^An error occurred while calling [\w.]+\.?$")
+QUALIFIED = re.compile(r"^:?\s*(?:[a-z_][\w$]*\.)+(?=[A-Z][\w$]*(?:Exception|Error)\b)")
+
+
+def exception_line(error: BaseException) -> str:
+    """The first exception line of `error`'s text, without py4j's "An error occurred while calling" and
+    the Java package: what a one-line message says went wrong.
+
+    >>> exception_line(Exception("An error occurred while calling o73.listColumns.\\n: org.apache.spark.sql.delta."
+    ...                          "DeltaUnsupportedTableFeatureException: [X] table t needs f\\n\\tat org.A.b(A.scala:1)"))
+    'DeltaUnsupportedTableFeatureException: [X] table t needs f'
+    """
+    lines = [line for line in concise(str(error), raised_first=False).splitlines() if line.strip() and not CALLING.match(line.strip())]
+    return QUALIFIED.sub("", lines[0].strip()) if lines else type(error).__name__

@@ -15,6 +15,7 @@ Raises `PipelineStepFailed(step='load', load_id, table)`.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import os
 import random
@@ -30,6 +31,7 @@ from ..contract import LOAD_ID
 from ..errors import PipelineStepFailed
 from ..hooks import Hooks
 from ..lakehouse import session_format
+from ..lakehouse.java_errors import exception_line
 from ..normalize.schema import arrow_of_spark
 from ..packages import LoadPackage, PackageStorage
 from . import threads
@@ -100,12 +102,107 @@ def land_table(spark, package: LoadPackage, table: str) -> None:
             return
         log.warning("%s: the package's files are rewritten by Spark, not registered as they are: %s", name, unfit)
     rows = _package_rows(spark, package, table)
-    have = set(rows.columns)
+    have = {f.name: f.dataType for f in rows.schema.fields}
+    # the table's columns in its order and types (`unfit_table` let through only types that store without
+    # loss; Delta casts no type on append, Iceberg does); a column the rows lack is NULL
     aligned = rows.selectExpr(*[
-        ident(f.name) if f.name in have else f"cast(null as {f.dataType.simpleString()}) as {ident(f.name)}"
+        ident(f.name) if have.get(f.name) == f.dataType else f"cast({ident(f.name) if f.name in have else 'null'} as {f.dataType.simpleString()}) as {ident(f.name)}"
         for f in spark.table(name).schema.fields
     ])
     aligned.writeTo(name).append()
+
+
+INTEGERS = ("tinyint", "smallint", "int", "bigint")
+DIGITS = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 19}
+DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
+
+
+def _stores_without_loss(rows: str, column: str) -> bool:
+    """Whether Spark stores a value of type `rows` in a column of type `column` without loss (and without
+    its ANSI store assignment refusing it): the same type, any value as text, a wider number, a date as
+    a timestamp."""
+    if rows == column or column == "string":
+        return True
+    if rows in INTEGERS:
+        if column in INTEGERS:
+            return INTEGERS.index(column) >= INTEGERS.index(rows)
+        decimal = DECIMAL.fullmatch(column)
+        return column == "double" and rows != "bigint" or bool(decimal and int(decimal[1]) - int(decimal[2]) >= DIGITS[rows])
+    if rows == "float":
+        return column == "double"
+    narrow, wide = DECIMAL.fullmatch(rows), DECIMAL.fullmatch(column)
+    if narrow and wide:
+        return int(wide[2]) >= int(narrow[2]) and int(wide[1]) - int(wide[2]) >= int(narrow[1]) - int(narrow[2])
+    return rows == "date" and column in ("timestamp", "timestamp_ntz")
+
+
+def unfit_table(spark, package: LoadPackage, table: str) -> Optional[str]:
+    """Why the dataset's existing `table` cannot take the package's rows, else None (also when it does
+    not exist): a table made or changed outside the pipeline with a column of a type the rows do not
+    store in without loss, a required column the rows lack, or a partition column the rows lack (its
+    rows would all land with it NULL)."""
+    name = f"{package.dataset}.{table}"
+    if not spark.catalog.tableExists(name):
+        return None
+    columns = {c.name: c for c in spark.catalog.listColumns(name)}
+    if session_format(spark) == "delta":
+        broken = _broken_delta_commit(spark, name)
+        if broken:
+            return broken
+    rows = package.schema.spark_types(table)
+    for column, kind in rows.items():
+        found = columns.get(column)
+        if found is not None and not _stores_without_loss(kind, found.dataType):
+            return (f"column {column} is {found.dataType} in the lakehouse's table {name} and {kind} in the load's rows, "
+                    f"which do not store in it without loss")
+    for column in columns.values():
+        if column.name not in rows and not column.nullable:
+            return f"the lakehouse's table {name} requires column {column.name} (NOT NULL), which the load's rows lack"
+        if column.name not in rows and column.isPartition:
+            return (f"the lakehouse's table {name} is partitioned by column {column.name}, which the load's rows lack "
+                    f"(every row would land with it NULL)")
+    return None
+
+
+def _broken_delta_commit(spark, name: str) -> Optional[str]:
+    """A commit file of a local Delta table, since its last checkpoint, that is not JSON line by line, else
+    None: Delta reads such a line as no action at all (a commit's files vanish from the table) and commits
+    on top of it. (Not checked on object storage.)"""
+    location = urlparse(spark.sql(f"describe detail {name}").first()["location"] or "")
+    if location.scheme not in ("", "file"):
+        return None
+    log_dir = Path(unquote(location.path)) / "_delta_log"
+    try:
+        checkpoint = json.loads((log_dir / "_last_checkpoint").read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        checkpoint = -1
+    for commit in sorted(log_dir.glob("[0-9]*.json")):
+        if int(commit.stem) <= checkpoint:
+            continue
+        for number, line in enumerate(commit.read_text(errors="replace").splitlines(), 1):
+            try:
+                json.loads(line)
+            except ValueError:
+                return (f"the lakehouse's table {name} has a corrupt commit: line {number} of {commit} is not JSON "
+                        "(restore the file, or restore the table to the version before it)")
+    return None
+
+
+def refuse_unfit_tables(spark, package: LoadPackage) -> None:
+    """Before anything of the package lands: a table it cannot land in fails the load, naming the table,
+    the column and the load; nothing is landed."""
+    for table in package.tables():
+        try:
+            unfit = None if package.is_landed(table) else unfit_table(spark, package, table)
+        except Exception as e:  # noqa: BLE001 - e.g. a Delta table whose protocol or log this Delta Lake cannot read
+            if any(marker in str(e) for marker in CONFLICTS):
+                raise
+            raise PipelineStepFailed("load", f"the lakehouse's table {package.dataset}.{table} cannot be read: {exception_line(e)}; "
+                                     "nothing of the load was landed", load_id=package.load_id, table=table) from e
+        if unfit:
+            raise PipelineStepFailed("load", f"{unfit}; the table was made or changed outside this pipeline: change or "
+                                     "drop it, or load into another dataset. Nothing of the load was landed",
+                                     load_id=package.load_id, table=table)
 
 
 def _package_rows(spark, package: LoadPackage, table: str):
@@ -227,6 +324,7 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
     step = LOADS_TABLE  # ensure_dataset creates the dataset and its system tables
     try:
         _retrying(lambda again: ensure_dataset(spark, dataset), f"load {load_id} dataset {dataset}")
+        refuse_unfit_tables(spark, package)
         steps: Dict[str, Callable[[], None]] = {
             VERSION_TABLE: lambda: _retrying(lambda again: write_schema_version(spark, dataset, schema), f"load {load_id} {VERSION_TABLE}")}
         for table in package.tables():

@@ -78,7 +78,8 @@ def describe(report: Dict[str, Any]) -> str:
     if report.get("skipped"):
         return f"{report['table']}: skipped, {report['skipped']}"
     health = report.get("health", {})
-    state = f"{health.get('data_files', 0)} data files, {health.get('delete_files', 0)} delete files"
+    deletes = ("deletion_vectors", "deletion vectors") if report.get("format") == "delta" else ("delete_files", "delete files")
+    state = f"{health.get('data_files', 0)} data files, {health.get(deletes[0], 0)} {deletes[1]}"
     if not report["actions"]:
         return f"{report['table']}: nothing to do ({state})"
     verb = "would run" if report.get("dry_run") else "ran"

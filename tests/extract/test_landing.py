@@ -5,6 +5,7 @@ columns, and land a retried package's rows once; registered files outlive the pa
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import threading
 
@@ -164,3 +165,43 @@ def test_a_failed_step__fails_the_load_naming_it_after_the_others_committed_and_
     pipe.load()
     assert staged(pipe, "t", "id") == [(1,)] and staged(pipe, "t__tags", "value") == [("a",), ("b",)]
     assert len(loads(pipe)) == 1
+
+
+# a staging table made or changed outside the pipeline: the load fails before anything lands, naming the
+# table, the column and the load (each format: Delta and Iceberg refuse differently on their own)
+FOREIGN = {
+    "a column the rows do not store in without loss": (
+        "(id int, tags string)", "",
+        "column id is int in the lakehouse's table {ds}.t and bigint in the load's rows, which do not store in it without loss"),
+    "a required column the rows lack": (
+        "(id bigint, owner string not null)", "",
+        "the lakehouse's table {ds}.t requires column owner (NOT NULL), which the load's rows lack"),
+    "a partition column the rows lack": (
+        "(id bigint, region string)", "partitioned by (region)",
+        "the lakehouse's table {ds}.t is partitioned by column region, which the load's rows lack (every row would land with it NULL)"),
+}
+
+
+@pytest.mark.parametrize("case", list(FOREIGN))
+def test_a_foreign_table__fails_the_load_naming_table_column_and_load_and_lands_nothing(pipe, case):
+    columns, partitioning, reason = FOREIGN[case]
+    ds, fmt = pipe.dataset_name, spark_loader.session_format(pipe.spark)
+    pipe.spark.sql(f"create database if not exists `{ds}`")
+    pipe.spark.sql(f"create table `{ds}`.`t` {columns} using {fmt} {partitioning}")
+    with pytest.raises(sl.PipelineStepFailed) as failed:
+        pipe.run([{"id": 1, "tags": ["a"]}], table_name="t")
+    message = str(failed.value)
+    assert "\n" not in message and re.match(r"load step failed load [\d.]+ table t: ", message), message
+    assert reason.format(ds=ds) + "; the table was made or changed outside this pipeline" in message, message
+    assert message.endswith("Nothing of the load was landed")
+    assert pipe.spark.table(f"`{ds}`.`t`").count() == 0
+    assert not pipe.spark.catalog.tableExists(f"{ds}.t__tags")        # the load's other table: not created
+    assert pipe.spark.sql(f"select * from `{ds}`.`_dlt_loads`").count() == 0
+
+
+def test_a_foreign_table_with_types_the_rows_store_in__takes_them(pipe):
+    ds, fmt = pipe.dataset_name, spark_loader.session_format(pipe.spark)
+    pipe.spark.sql(f"create database if not exists `{ds}`")
+    pipe.spark.sql(f"create table `{ds}`.`t` (id decimal(20, 0), note string, region string) using {fmt} partitioned by (note)")
+    pipe.run([{"id": 7, "note": 8}], table_name="t")    # bigint into decimal(20, 0), bigint into string
+    assert staged(pipe, "t", "id", "note", "region") == [(7, "8", None)]

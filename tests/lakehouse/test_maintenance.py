@@ -15,6 +15,8 @@ from python_extract.cli import main
 from python_extract.errors import ConfigError
 from python_extract.maintenance import MaintenanceError, describe, maintain
 
+from ..support.files import table_files
+
 MOR = ("tblproperties ('format-version'='2', 'write.delete.mode'='merge-on-read', "
        "'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')")
 NO_ORPHANS = {"remove_orphans_older_than": None}
@@ -43,13 +45,6 @@ def _rows(spark, table: str, snapshot=None):
     return sorted(tuple(r) for r in spark.sql(f"select id, v from {table}{at}").collect())
 
 
-def _files(spark, table: str):
-    found = {0: 0, 1: 0}
-    for r in spark.sql(f"select content, count(*) as n from {table}.files group by content").collect():
-        found[r["content"]] = r["n"]
-    return found[0], found[1]
-
-
 def _current_snapshot(spark, table: str) -> int:
     return spark.sql(f"select snapshot_id from {table}.snapshots order by committed_at desc limit 1").collect()[0][0]
 
@@ -58,7 +53,7 @@ def test_maintain__dry_run_plans_then_compaction_applies_deletes_keeping_rows_an
     table = f"{dataset}.items"
     _fragmented(spark, table, inserts=1, files=12)  # 12 small data files in one commit
     before, snapshot = _rows(spark, table), _current_snapshot(spark, table)
-    data_files, delete_files = _files(spark, table)
+    data_files, delete_files = table_files(spark, table)
     assert data_files >= 12 and delete_files >= 1
     # a dry run plans, and neither it nor a bad policy changes anything
     [report] = maintain(datasets=[dataset], dry_run=True, policy=NO_ORPHANS)
@@ -76,7 +71,7 @@ def test_maintain__dry_run_plans_then_compaction_applies_deletes_keeping_rows_an
     [report] = maintain(datasets=[dataset], policy=NO_ORPHANS)
     assert [a["action"] for a in report["actions"]] == ["compact", "rewrite_position_deletes"], report
     assert _rows(spark, table) == before
-    assert _files(spark, table) == (1, 0)
+    assert table_files(spark, table) == (1, 0)
     # the snapshot before maintenance is inside the time-travel window (7 days): still readable
     assert _rows(spark, table, snapshot) == before
     # a second pass finds nothing to do
@@ -164,3 +159,40 @@ def test_maintain__an_invalid_policy_is_a_one_line_error_and_changes_nothing(spa
     with pytest.raises(ConfigError, match=r"no dataset no_such_dataset in the lakehouse"):
         maintain(datasets=["no_such_dataset"])
     assert _current_snapshot(spark, table) == snapshot
+
+
+@pytest.mark.only_on("delta")
+def test_maintain_delta__compaction_and_purge_apply_deletion_vectors_keeping_rows_and_time_travel(spark, dataset):
+    table = f"{dataset}.items"
+    spark.sql(f"create table {table} (id bigint, v string) using delta tblproperties ('delta.enableDeletionVectors' = 'true')")
+    spark.sql(f"insert into {table} select /*+ REPARTITION(12) */ id, 'v' from range(0, 1200)")  # 12 small files
+    spark.sql(f"merge into {table} t using (select id from range(0, 1200, 7)) s on t.id = s.id "
+              "when matched and t.id % 11 = 0 then delete when matched then update set v = 'updated'")
+    before, version = _rows(spark, table), spark.sql(f"describe history {table} limit 1").first()["version"]
+    data_files, vectors = table_files(spark, table)
+    assert data_files >= 12 and vectors >= 1
+    [plan] = maintain(datasets=[dataset], dry_run=True, policy=NO_ORPHANS)
+    assert [a["action"] for a in plan["actions"]] == ["compact", "purge_deletion_vectors"], plan
+    assert plan["health"]["deletion_vectors"] == vectors and plan["health"]["data_files"] == data_files
+    assert describe(plan).startswith(f"{table} ({data_files} data files, {vectors} deletion vectors): would run compact (")
+    assert table_files(spark, table) == (data_files, vectors)
+    [report] = maintain(datasets=[dataset], policy=NO_ORPHANS)
+    assert [a["action"] for a in report["actions"]] == ["compact", "purge_deletion_vectors"], report
+    assert _rows(spark, table) == before and table_files(spark, table) == (1, 0)
+    assert _rows(spark, table, version) == before  # the version before maintenance: still readable
+    [again] = maintain(datasets=[dataset], policy=NO_ORPHANS)
+    assert again["actions"] == [] and describe(again) == f"{table}: nothing to do (1 data files, 0 deletion vectors)"
+
+
+@pytest.mark.only_on("delta")
+def test_maintain_delta__a_time_travel_window_below_deltas_7_days_is_refused_and_changes_nothing(spark, dataset):
+    table = f"{dataset}.items"
+    spark.sql(f"create table {table} (id bigint, v string) using delta")
+    spark.sql(f"insert into {table} values (1, 'a')")
+    commits = spark.sql(f"describe history {table}").count()
+    with pytest.raises(MaintenanceError) as error:
+        maintain(datasets=[dataset], policy={"keep_snapshots_for": "1h", **NO_ORPHANS})
+    assert str(error.value) == (f"sparkload maintenance of {table}: maintenance keep_snapshots_for='3600s' is not valid; expected "
+                                "at least 7d on Delta, whose VACUUM refuses a shorter window (a reader of an older version "
+                                "would lose its files), or none. The table is unchanged.")
+    assert spark.sql(f"describe history {table}").count() == commits

@@ -18,6 +18,7 @@ import pytest
 import python_extract as sl
 
 from ..conftest import INTEGRATION, REPO, Dbt, dbt_env
+from ..support.files import table_files
 
 MAINTENANCE = "maintenance={'compact_when': {'small_files': 2, 'delete_files': 2}, 'remove_orphans_older_than': none}"
 MODELS = {
@@ -82,13 +83,7 @@ def _land(spark, lakehouse, names, rows):
     pipeline.run(rows, table_name="items", write_disposition="merge", primary_key="id")
 
 
-def _files(spark, table):
-    found = {0: 0, 1: 0}
-    for r in spark.sql(f"select content, count(*) as n from {table}.files group by content").collect():
-        found[r["content"]] = r["n"]
-    return found[0], found[1]
-
-
+@pytest.mark.each_format
 @pytest.mark.over_the_wire
 def test_model_maintenance__compacts_after_each_commit_and_keeps_the_rows_of_the_unmaintained_twin(spark, lakehouse, names, project):
     def rows(model, columns="id, v"):
@@ -107,9 +102,9 @@ def test_model_maintenance__compacts_after_each_commit_and_keeps_the_rows_of_the
     assert len(rows("maintained_scd2", "id, v, _dlt_valid_from, _dlt_valid_to")) == 30 + 2 + 2
     # (data files, delete files): a data file per run and a live delete file without maintenance; with
     # it, runs 2 and 3 reached 2 small files and compacted them, applying the delete files
-    assert _files(spark, f"{names.target}.plain_upsert") == (3, 1)
-    assert _files(spark, f"{names.target}.maintained_upsert") == (1, 0)
-    assert _files(spark, f"{names.target}.maintained_scd2") == (1, 0)
+    assert table_files(spark, f"{names.target}.plain_upsert") == (3, 1)
+    assert table_files(spark, f"{names.target}.maintained_upsert") == (1, 0)
+    assert table_files(spark, f"{names.target}.maintained_scd2") == (1, 0)
 
 
 def test_model_maintenance__an_invalid_config_fails_before_the_table_changes(spark, lakehouse, names, project):

@@ -1,12 +1,18 @@
 """Delta Lake's own behaviour under sparkload (`make test` runs this file in its Delta run): a load is one
 commit of a staging table, so time travel finds the table as a load left it; deletion vectors on and off
 give the same rows; Change Data Feed on a final table, opted into by the model's `tblproperties`; column
-names Delta refuses without column mapping never reach it."""
+names Delta refuses without column mapping never reach it; a staging table whose protocol this Delta Lake
+cannot read, or whose log has a corrupt commit, fails the next load in one line and takes nothing."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import pytest
+
+import python_extract as sl
 
 from .conftest import rows_of, table
 
@@ -69,3 +75,44 @@ def test_delta_column_names__names_delta_refuses_are_normalised_before_they_reac
     assert {"first_name", "a_b_cx", "tab_x_y"} <= set(columns), columns  # dlt's snake_case: a trailing _ becomes x
     properties = {r["key"]: r["value"] for r in spark.sql(f"show tblproperties {names.staging}.odd_names").collect()}
     assert properties.get("delta.columnMapping.mode", "none") == "none"
+
+
+def _log_dir(spark, relation: str) -> Path:
+    return Path(unquote(urlparse(spark.sql(f"describe detail {relation}").first()["location"]).path)) / "_delta_log"
+
+
+def _refused(spark, stage, names, expected: str) -> None:
+    """The next load fails with `expected` in its one line and lands nothing."""
+    loads = spark.sql(f"select count(*) from {names.staging}._dlt_loads").first()[0]
+    with pytest.raises(sl.PipelineStepFailed) as failed:
+        stage.load([{"id": 9, "name": "z"}])
+    message = str(failed.value)
+    assert "\n" not in message and re.match(r"load step failed load [\d.]+ table items: the lakehouse's table ", message), message
+    assert expected in message and message.endswith("nothing of the load was landed"), message
+    assert spark.sql(f"select count(*) from {names.staging}._dlt_loads").first()[0] == loads
+
+
+def test_delta_protocol_the_jars_cannot_read__fails_the_load_in_one_line_and_lands_nothing(spark, stage, names):
+    stage.load([{"id": 1, "name": "a"}])
+    log_dir = _log_dir(spark, f"{names.staging}.items")
+    commits = sorted(log_dir.glob("*.json"))
+    # a commit by a newer Delta Lake: a reader feature this one does not know
+    (log_dir / f"{len(commits):020d}.json").write_text(
+        json.dumps({"commitInfo": {"timestamp": 1, "operation": "SET TBLPROPERTIES"}}) + "\n" + json.dumps(
+            {"protocol": {"minReaderVersion": 3, "minWriterVersion": 7, "readerFeatures": ["futureFeature"],
+                          "writerFeatures": ["futureFeature"]}}) + "\n")
+    _refused(spark, stage, names, f'cannot be read: DeltaUnsupportedTableFeatureException: [DELTA_UNSUPPORTED_FEATURES_FOR_READ] '
+             f'Unsupported Delta read feature: table "{names.staging}.items" requires reader table feature(s) that are '
+             'unsupported by Delta Lake "3.3.3": futureFeature.')
+    assert len(list(log_dir.glob("*.json"))) == len(commits) + 1
+
+
+def test_delta_corrupt_commit__fails_the_load_in_one_line_naming_the_file_and_lands_nothing(spark, stage, names):
+    stage.load([{"id": 1, "name": "a"}])
+    stage.load([{"id": 2, "name": "b"}])
+    log_dir = _log_dir(spark, f"{names.staging}.items")
+    commits = sorted(log_dir.glob("*.json"))
+    commits[-1].write_text(commits[-1].read_text()[:50])  # a commit cut short: half a line
+    spark.catalog.clearCache()
+    _refused(spark, stage, names, f"{commits[-1].name}")
+    assert sorted(log_dir.glob("*.json")) == commits
