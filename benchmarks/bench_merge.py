@@ -9,7 +9,10 @@ table of N rows, against two baselines measured in the same run on the same data
            (strategy check, unique_key id) over the same load (scd2)
 
     .venv/bin/python benchmarks/bench_merge.py [--rows 1000000 5000000 [25000000]]
-        [--distribution newest|uniform|both] [--home DIR]
+        [--distribution newest|uniform|both] [--formats delta iceberg] [--home DIR]
+
+Each table format runs in a process of its own (one lakehouse per process), one after the other; with
+both (the default), a last table prints each figure on Delta ÷ the same figure on Iceberg.
 
 An increment is one load of 1% of N rows: 0.5% updates, 0.5% new keys. The updates hit either the
 newest 1% of keys (`newest`: every other one, which favours pruning by key range) or keys spread
@@ -24,6 +27,7 @@ per model run). Prints the machine, the versions, the ratios and, over several s
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -41,8 +45,11 @@ sys.path.insert(0, str(REPO))
 from python_extract.lakehouse import LakehouseConfig, get_session, session_format  # noqa: E402
 
 RAW, BENCH = "bench_raw", "bench"
-MOR = ("tblproperties ('format-version' = '2', 'write.merge.mode' = 'merge-on-read', "
-       "'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read')")
+# the floor's table properties: those sparkload gives its targets (macros/helpers/formats.sql), row-level
+# changes as delete files (Iceberg) or deletion vectors (Delta)
+MOR = {"iceberg": ("tblproperties ('format-version' = '2', 'write.merge.mode' = 'merge-on-read', "
+                   "'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read')"),
+       "delta": "tblproperties ('delta.enableDeletionVectors' = 'true')"}
 DATA = ["name", "amount", "category", "updated_at"]
 SPARKLOAD = {"delete-insert": "bench_delete_insert", "upsert": "bench_upsert", "scd2": "bench_scd2"}
 REPEATS = 3
@@ -55,6 +62,7 @@ class Dbt:
 
     def __init__(self, spark):
         self.tracker = spark.sparkContext.statusTracker()
+        self.format = session_format(spark)
 
     def last_job(self) -> int:
         return max(self.tracker.getJobIdsForGroup(None) or [-1])
@@ -70,7 +78,7 @@ class Dbt:
                 jobs_at[id(e)] = self.last_job()
 
         cli = [*args, "--quiet", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT),
-               "--vars", f"{{raw: {RAW}, load_id: '{load_id}'}}"]
+               "--vars", f"{{raw: {RAW}, load_id: '{load_id}', format: {self.format}}}"]
         result = dbtRunner(callbacks=[on_event]).invoke(cli)
         if not result.success:
             raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception}")
@@ -182,7 +190,7 @@ def run_size(spark, dbt: Dbt, n: int, distributions) -> dict:
     print(f"  initial load of {n:,} rows into 5 tables: {time.perf_counter() - t0:.1f} s (" + ", ".join(
         f"{m} {r.seconds:.1f} s" for m, r in sorted(initial.items())) + ")")
     for model in SPARKLOAD.values():
-        spark.sql(f"create table {BENCH}.floor_{model} using {fmt} {MOR} as select * from {BENCH}.{model}")
+        spark.sql(f"create table {BENCH}.floor_{model} using {fmt} {MOR[fmt]} as select * from {BENCH}.{model}")
 
     step, k, results = n // 100, 0, {}
     for distribution in distributions:
@@ -248,21 +256,36 @@ def main() -> None:
                         help="table sizes, e.g. 1000000 5000000 25000000 (default: 1M and 5M)")
     parser.add_argument("--distribution", choices=[*DISTRIBUTIONS, "both"], default="both",
                         help="which keys the updates hit: the newest 1%%, keys spread uniformly, or both (default)")
-    parser.add_argument("--home", help="lakehouse directory (default: a temporary one)")
+    parser.add_argument("--formats", nargs="+", choices=["delta", "iceberg"], default=["delta", "iceberg"],
+                        help="table formats, each in a process of its own (default: both, then Delta ÷ Iceberg)")
+    parser.add_argument("--home", help="lakehouse directory (default: a temporary one per format)")
     parser.add_argument("--statements", action="store_true",
                         help="also list each statement of the sparkload model runs shown, with its seconds")
+    parser.add_argument("--json", help=argparse.SUPPRESS)  # a format's process writes its figures here
     args = parser.parse_args()
     distributions = DISTRIBUTIONS if args.distribution == "both" else (args.distribution,)
-    home = Path(args.home or tempfile.mkdtemp(prefix="bench_merge_"))
+    if len(args.formats) > 1:
+        figures = {}
+        for fmt in args.formats:
+            with tempfile.NamedTemporaryFile(suffix=".json") as out:
+                argv = [sys.executable, __file__, "--formats", fmt, "--distribution", args.distribution, "--json", out.name,
+                        "--rows", *map(str, args.rows)] + (["--statements"] if args.statements else []) + (
+                        ["--home", str(Path(args.home) / fmt)] if args.home else [])
+                subprocess.run(argv, check=True)
+                figures[fmt] = json.loads(Path(out.name).read_text())
+        compare_formats(figures, args.rows, distributions)
+        return
+    fmt = args.formats[0]
+    home = Path(args.home or tempfile.mkdtemp(prefix=f"bench_merge_{fmt}_"))
     os.environ["SPARKLOAD_HOME"] = str(home)
-    spark = get_session(LakehouseConfig.from_env(home=home, spark_conf={"spark.driver.memory": "8g"}))
+    spark = get_session(LakehouseConfig.from_env(home=home, table_format=fmt, spark_conf={"spark.driver.memory": "8g"}))
     dbt = Dbt(spark)
     from dbt.cli.main import dbtRunner
 
     dbtRunner().invoke(["deps", "--quiet", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)])
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
           f"load average {os.getloadavg()[0]:.1f}; {platform.platform()}")
-    print(f"versions: {versions()}; table format {session_format(spark)} (merge-on-read)")
+    print(f"versions: {versions()}; table format {session_format(spark)} (row-level changes as delete files / deletion vectors)")
     results = {}
     for n in args.rows:
         print(f"N = {n:,}, increment {n // 100:,} rows (load average {os.getloadavg()[0]:.1f})")
@@ -279,8 +302,25 @@ def main() -> None:
                 print(f"    {strategy}: " + "".join(f"\n      {t:6.3f} s {j:>2} jobs  {sql}" for t, j, sql in f["sparkload"].statements))
     if len(args.rows) > 1:
         growth(args.rows, distributions, results)
+    if args.json:
+        Path(args.json).write_text(json.dumps({str(n): {d: {s: {kind: run.seconds for kind, run in f.items()}
+                                                            for s, f in by.items()} for d, by in r.items()}
+                                               for n, r in results.items()}))
     if not args.home:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def compare_formats(figures, sizes, distributions) -> None:
+    """Each format's seconds side by side, its ratio to its own floor, and Delta ÷ Iceberg."""
+    print("\nformats side by side: seconds per 1% increment (÷ its own floor), then Delta ÷ Iceberg")
+    print(f"  {'N':>10} {'keys':<8}{'strategy':<14}{'kind':<10}{'delta s':>9}{'÷ floor':>8}{'iceberg s':>10}{'÷ floor':>8}{'D ÷ I':>7}")
+    for n in sizes:
+        for distribution in distributions:
+            for strategy in SPARKLOAD:
+                for kind in ("sparkload", "floor", "dbt"):
+                    d, i = (figures[f][str(n)][distribution][strategy] for f in ("delta", "iceberg"))
+                    print(f"  {n:>10,} {distribution:<8}{strategy:<14}{kind:<10}{d[kind]:>9.2f}{d[kind] / d['floor']:>8.2f}"
+                          f"{i[kind]:>10.2f}{i[kind] / i['floor']:>8.2f}{d[kind] / i[kind]:>7.2f}")
 
 
 def growth(sizes, distributions, results) -> None:

@@ -130,6 +130,7 @@ class ModelConfig(RootModelConfig, Scd2ModelConfig, total=False):
     partition_by: Keys
     tblproperties: Mapping[str, str]
     maintenance: Mapping[str, Any]
+    change_data_feed: bool  # Delta's Change Data Feed on the model's table (docs/materialization.md)
 
 
 ROOT_MODEL_CONFIG_KEYS: Tuple[str, ...] = tuple(RootModelConfig.__annotations__)

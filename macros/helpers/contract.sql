@@ -25,7 +25,7 @@
                             'deduplicated', 'load_status_in', 'load_status_out', 'sequence_by', 'tombstone_retention',
                             'validity_column_names', 'active_record_timestamp', 'boundary_timestamp',
                             'row_version_column_name', 'boundary_column', 'loads_dataset',
-                            'root_model', 'file_format', 'partition_by', 'tblproperties', 'maintenance'],
+                            'root_model', 'file_format', 'partition_by', 'tblproperties', 'maintenance', 'change_data_feed'],
       'dlt_prefix': '_dlt',
       'columns': {'load_id': '_dlt_load_id', 'id': '_dlt_id', 'parent_id': '_dlt_parent_id', 'list_idx': '_dlt_list_idx',
                   'root_id': '_dlt_root_id'},

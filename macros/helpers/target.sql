@@ -113,3 +113,23 @@
 {% macro default__get_sparkload_insert_only_guard_sql() -%}
   when matched and false then delete
 {%- endmacro %}
+
+{#- `change_data_feed` set on a model whose table exists: the table's `delta.enableChangeDataFeed` made
+    what the model says (one ALTER, only when it differs), before the run writes. -#}
+{% macro run_sparkload_change_data_feed(target, cfg) -%}
+  {{ return(adapter.dispatch('run_sparkload_change_data_feed', 'sparkload')(target, cfg)) }}
+{%- endmacro %}
+
+{% macro default__run_sparkload_change_data_feed(target, cfg) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set wanted = cfg.change_data_feed | string | lower -%}
+  {%- set found = {'value': 'false'} -%}
+  {%- for row in run_query('show tblproperties ' ~ sl.sparkload_relation(target)).rows if row[0] == 'delta.enableChangeDataFeed' -%}
+    {%- do found.update({'value': row[1] | string | lower}) -%}
+  {%- endfor -%}
+  {%- if found.value != wanted -%}
+    {%- call statement('sparkload_change_data_feed') -%}
+      alter table {{ sl.sparkload_relation(target) }} set tblproperties ('delta.enableChangeDataFeed' = {{ sl.sparkload_literal(wanted) }})
+    {%- endcall -%}
+  {%- endif -%}
+{%- endmacro %}

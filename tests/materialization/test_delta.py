@@ -69,6 +69,32 @@ def test_delta_change_data_feed__opted_in_by_tblproperties_shows_each_loads_chan
         (2, "B", "update_postimage"), (2, "b", "update_preimage"), (3, "c", "insert")]
 
 
+def test_delta_change_data_feed__the_model_config_turns_it_on_for_an_existing_table_from_that_run_on(spark, stage, dbt, names):
+    probe = {"write_disposition": "merge", "strategy": "upsert", "primary_key": "id"}
+    target = f"{names.target}.config_probe"
+    stage.load([{"id": 1, "name": "a"}])
+    dbt.run("config_probe", vars={"probe_config": probe})
+    stage.load([{"id": 1, "name": "A"}, {"id": 2, "name": "b"}])
+    dbt.run("config_probe", vars={"probe_config": {**probe, "change_data_feed": True}})
+    properties = {r["key"]: r["value"] for r in spark.sql(f"show tblproperties {target}").collect()}
+    assert properties["delta.enableChangeDataFeed"] == "true"
+    merge = max(version for version, operation, _ in _history(spark, target) if operation == "MERGE")
+    changes = spark.sql(f"select id, name, _change_type from table_changes({json.dumps(target)}, {merge}, {merge})")
+    assert sorted(tuple(r) for r in changes.collect()) == [
+        (1, "A", "update_postimage"), (1, "a", "update_preimage"), (2, "b", "insert")]
+    # a run with nothing to change alters nothing; a contradicting tblproperties is refused before anything
+    altered = len(_history(spark, target))
+    dbt.run("config_probe", vars={"probe_config": {**probe, "change_data_feed": True}})
+    assert len(_history(spark, target)) == altered
+    result = dbt.run("config_probe", vars={"probe_config": {**probe, "change_data_feed": False,
+                                                           "tblproperties": {"delta.enableChangeDataFeed": "true"}}},
+                     expect_success=False)
+    assert not result.success
+    assert any("change_data_feed=false contradicts tblproperties delta.enableChangeDataFeed=true; set one of them." in line
+               for line in dbt.logs), dbt.logs[-5:]
+    assert len(_history(spark, target)) == altered
+
+
 def test_delta_column_names__names_delta_refuses_are_normalised_before_they_reach_it(spark, stage, names):
     stage.load([{"id": 1, "First Name": "Ann", "a;b (c)": 2, "tab\tx=y": "z"}], table="odd_names")
     columns = [f.name for f in spark.table(f"{names.staging}.odd_names").schema.fields]

@@ -34,6 +34,11 @@ CASES = [
     ({"write_disposition": "merge", "validity_column_names": ["a", "b"]}, "validity_column_names applies only to strategy=scd2"),
     ({"write_disposition": "merge", "file_format": "parquet"}, "file_format=parquet has no row-level MERGE"),
     ({"write_disposition": "merge", "primary_key": "id", "load_status_out": 0}, "load_status_out=0 equals load_status_in"),
+    ({"write_disposition": "merge", "primary_key": "id", "change_data_feed": "yes"},
+     "change_data_feed=yes is not valid; expected true or false."),
+    ({"write_disposition": "merge", "primary_key": "id", "file_format": "iceberg", "change_data_feed": True},
+     "change_data_feed is Delta's Change Data Feed; the table is iceberg (Iceberg's readers get changes from its "
+     "create_changelog_view procedure); remove the key or set file_format='delta'."),
 ]
 
 

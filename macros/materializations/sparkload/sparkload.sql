@@ -45,6 +45,7 @@
   {%- endif -%}
   {%- set target_columns = sl.sparkload_target_columns(columns, cfg) if existing is none
                            else sl.run_sparkload_evolve_target(target, columns, cfg, pending, described.table) -%}
+  {%- if existing is not none and cfg.change_data_feed is not none -%}{%- do sl.run_sparkload_change_data_feed(target, cfg) -%}{%- endif -%}
 
   {%- set table = namespace(empty=existing is none) -%}
   {%- for group in groups -%}

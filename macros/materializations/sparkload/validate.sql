@@ -59,9 +59,11 @@
   {%- set name = ('child_scd2' if root.rewrites_ids else 'child') if root is not none and disposition != 'replace' else (strategy or disposition) -%}
   {%- set tblproperties = sl.sparkload_format_tblproperties(file_format) -%}
   {%- do tblproperties.update(config.get('tblproperties') or {}) -%}
+  {%- set change_data_feed = sl._sparkload_validate_change_data_feed(target, config.get('change_data_feed'), file_format, tblproperties) -%}
+  {%- if change_data_feed is not none -%}{%- do tblproperties.update({'delta.enableChangeDataFeed': change_data_feed | string | lower}) -%}{%- endif -%}
   {{ return(dict(given,
       load_tables=loads_table.load_tables, staging_table=sl.sparkload_staging_table(model),
-      partition_by=as_list(config.get('partition_by')), tblproperties=tblproperties,
+      partition_by=as_list(config.get('partition_by')), tblproperties=tblproperties, change_data_feed=change_data_feed,
       children=sl.sparkload_child_relations(model.name) if root is none else [],
       removes_rows=root is none and sl.sparkload_removes_rows(disposition, strategy, keys.primary_key + keys.merge_key),
       maintenance=sl.validate_sparkload_maintenance(config.get('maintenance'), 'sparkload model ' ~ model.name ~ ' (table ' ~ target ~ ')'),
@@ -321,4 +323,27 @@
 {% macro default___sparkload_as_list(value) -%}
   {%- if value is none -%}{{ return([]) }}{%- endif -%}
   {{ return([value] if value is string else value | list) }}
+{%- endmacro %}
+
+{#- `change_data_feed`: true or false turns Delta's Change Data Feed on or off for the model's table (a
+    new table is created with it, an existing one is altered before the run's first write, so downstream
+    readers find every change from that run on with `table_changes`); unset leaves the table as it is. -#}
+{% macro _sparkload_validate_change_data_feed(target, value, file_format, tblproperties) -%}
+  {{ return(adapter.dispatch('_sparkload_validate_change_data_feed', 'sparkload')(target, value, file_format, tblproperties)) }}
+{%- endmacro %}
+
+{% macro default___sparkload_validate_change_data_feed(target, value, file_format, tblproperties) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- if value is none -%}{{ return(none) }}{%- endif -%}
+  {%- if value is not sameas true and value is not sameas false -%}
+    {{ sl._sparkload_fail(target, 'change_data_feed=' ~ value ~ ' is not valid; expected true or false.') }}
+  {%- endif -%}
+  {%- if file_format != 'delta' -%}
+    {{ sl._sparkload_fail(target, "change_data_feed is Delta's Change Data Feed; the table is " ~ file_format ~ " (Iceberg's readers get changes from its create_changelog_view procedure); remove the key or set file_format='delta'.") }}
+  {%- endif -%}
+  {%- set given = tblproperties.get('delta.enableChangeDataFeed') -%}
+  {%- if 'delta.enableChangeDataFeed' in (config.get('tblproperties') or {}) and (given | string | lower) != (value | string | lower) -%}
+    {{ sl._sparkload_fail(target, 'change_data_feed=' ~ (value | string | lower) ~ ' contradicts tblproperties delta.enableChangeDataFeed=' ~ given ~ '; set one of them.') }}
+  {%- endif -%}
+  {{ return(value) }}
 {%- endmacro %}
