@@ -14,7 +14,8 @@ the CDK's):
 - the stream's state (the CDK's STATE message for it, whatever its shape: a cursor, per-partition
   states, a parent's state) is the resource's `airbyte_state`, handed back to the CDK on the next run;
 - a STATE message is a checkpoint: the records before it and that state land as one load; a load is
-  sealed at the first STATE after `checkpoint_records` records (default 10,000; 1: at every STATE).
+  sealed at the first STATE after `checkpoint_records` records (default 10,000; 1: at every STATE, also
+  one that follows no new record).
   Records after the last STATE land with the run but the state stays at that STATE (the next run
   reads them again; merge deduplicates by key). A stream that fails fails the run with the CDK's
   message; the checkpoints it reached stay.
@@ -206,7 +207,9 @@ class ManifestSource:
                 else:
                     states += 1
                     saved["airbyte_state"] = value
-                    if since_checkpoint >= self.checkpoint_records:
+                    # 1: every STATE, also one after no new record (the CDK's workers can finish a window
+                    # whose records came before the previous STATE): its state covers rows already landed
+                    if since_checkpoint >= self.checkpoint_records or self.checkpoint_records == 1:
                         since_checkpoint = 0
                         yield CHECKPOINT
             log.info("manifest stream %s: %d records, %d state messages", name, records, states)
