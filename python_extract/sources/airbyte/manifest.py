@@ -90,6 +90,22 @@ def _first_line(error: BaseException) -> str:
     return " ".join(str(error).split())[:300]
 
 
+def _reason(error: BaseException) -> str:
+    """The CDK's reason, where it wraps a JSON Schema error: the innermost one, at its path in the manifest."""
+    import jsonschema
+
+    found, seen = None, error
+    while seen is not None:
+        if isinstance(seen, jsonschema.ValidationError):
+            found = seen
+        seen = seen.__cause__ or seen.__context__
+    if found is None:
+        return _first_line(error)
+    best = jsonschema.exceptions.best_match(found.context) if found.context else found
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in best.absolute_path).lstrip(".")
+    return f"{path or 'manifest'}: {_first_line(type(best)(best.message))}"
+
+
 def _json(value: Any) -> Any:
     """A CDK state blob (or anything holding one) as plain JSON data."""
     if hasattr(value, "__dict__") and not isinstance(value, type):
@@ -111,17 +127,21 @@ class ManifestSource:
         self.manifest, self.config, self.name = load_manifest(manifest), dict(config or {}), name
         self.where = f"manifest {manifest!r}" if not isinstance(manifest, Mapping) else "the manifest"
         self.checkpoint_records = checkpoint_records
+        self._check_config()  # first: building the streams evaluates the config (a missing start date fails there)
         with _logging_kept():
-            discovered = self._build(None, None).discover(logging.getLogger(CDK_LOGGER), self.config)
+            engine = self._build(None, None)
+            try:
+                discovered = engine.discover(logging.getLogger(CDK_LOGGER), self.config)
+            except Exception as e:  # a component the config or the manifest cannot build
+                raise ConfigError(f"{self.where}: its streams cannot be built: {_reason(e)}") from None
         self.catalog = {s.name: s for s in discovered.streams}
-        self._check_config()
         self.selected = self._select(streams)
 
     def _build(self, catalog: Any, state: Any) -> Any:
         try:
             return self._engine(catalog=catalog, config=self.config, state=state, source_config=copy.deepcopy(self.manifest))
         except Exception as e:  # the CDK's validation errors have no common base
-            raise ConfigError(f"{self.where} is not a valid declarative manifest: {_first_line(e)}") from None
+            raise ConfigError(f"{self.where} is not a valid declarative manifest: {_reason(e)}") from None
 
     def _check_config(self) -> None:
         import jsonschema
