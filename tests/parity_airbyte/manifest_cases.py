@@ -39,12 +39,13 @@ class Sync:
 @dataclass
 class Case:
     name: str
-    connector: str
+    connector: str  # a real connector's (manifests.PACKAGES), or "" with `manifest`
     config: Dict[str, Any]
     routes: Callable[[], Dict[str, Route]]
     syncs: List[Sync]
     checkpoint_records: int = 10_000
     purpose: Optional[str] = None
+    manifest: Optional[Dict[str, Any]] = None
 
 
 # dixa: one stream, windows of `batch_size` days in epoch milliseconds, a nested object per record
@@ -125,4 +126,78 @@ CASES = [
          [Sync(at(31)), Sync(at(40), delighted_sync2)]),
     Case("datascope", "datascope", {"api_key": "k3y", "start_date": "01/01/2024 00:00"}, datascope_routes,
          [Sync(at(20)), Sync(at(26), datascope_sync2)]),
+]
+
+
+# substreams (no real connector of the three has an incremental one): projects -> comments, one comments
+# cursor per project, as the CDK's SubstreamPartitionRouter keeps them
+ISO = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def iso(days: float) -> str:
+    return at(days).strftime(ISO)
+
+
+def _stream(name: str, path: str, incremental: bool, router: Optional[Dict[str, Any]] = None,
+            global_cursor: bool = False) -> Dict[str, Any]:
+    retriever: Dict[str, Any] = {
+        "type": "SimpleRetriever",
+        "requester": {"type": "HttpRequester", "url_base": "https://api.example.com/v1/", "path": path},
+        "record_selector": {"type": "RecordSelector", "extractor": {"type": "DpathExtractor", "field_path": []}}}
+    if router:
+        retriever["partition_router"] = router
+    stream = {"type": "DeclarativeStream", "name": name, "primary_key": ["id"], "retriever": retriever,
+              "schema_loader": {"type": "InlineSchemaLoader", "schema": {"type": "object"}}}
+    if incremental:
+        stream["incremental_sync"] = {
+            "type": "DatetimeBasedCursor", "cursor_field": "updated_at", "datetime_format": ISO,
+            "start_datetime": "2024-01-01T00:00:00Z",
+            "start_time_option": {"type": "RequestOption", "field_name": "since", "inject_into": "request_parameter"},
+            **({"global_substream_cursor": True} if global_cursor else {})}
+    return stream
+
+
+def substream_manifest(incremental_dependency: bool = False, global_cursor: bool = False) -> Dict[str, Any]:
+    projects = _stream("projects", "projects", incremental=incremental_dependency)
+    router = {"type": "SubstreamPartitionRouter", "parent_stream_configs": [{
+        "type": "ParentStreamConfig", "stream": projects, "parent_key": "id", "partition_field": "project_id",
+        **({"incremental_dependency": True} if incremental_dependency else {})}]}
+    comments = _stream("comments", "projects/{{ stream_partition.project_id }}/comments", True, router, global_cursor)
+    return {"version": "6.0.0", "type": "DeclarativeSource", "check": {"type": "CheckStream", "stream_names": ["projects"]},
+            "spec": {"type": "Spec", "connection_specification": {"type": "object", "properties": {}}},
+            "streams": [projects, comments]}
+
+
+def _project(i: int, days: float) -> Dict[str, Any]:
+    return {"id": i, "name": f"project {i}", "updated_at": iso(days), "_at": at(days)}
+
+
+def _comment(i: int, project: int, days: float, text: str = "") -> Dict[str, Any]:
+    return {"id": i, "project_id": project, "body": text or f"comment {i}", "updated_at": iso(days), "_at": at(days)}
+
+
+def substream_routes() -> Dict[str, Route]:
+    window = dict(since="since", fmt=ISO)
+    comments = {1: [_comment(11, 1, 1), _comment(12, 1, 4)], 2: [_comment(21, 2, 2)], 3: [_comment(31, 3, 6), _comment(32, 3, 7)]}
+    routes = {"/v1/projects": Route([_project(1, 1), _project(2, 3), _project(3, 5)], **window)}
+    routes.update({f"/v1/projects/{p}/comments": Route(rows, **window) for p, rows in comments.items()})
+    return routes
+
+
+def substream_sync2(routes: Dict[str, Route]) -> None:
+    routes["/v1/projects"].records = [r for r in routes["/v1/projects"].records if r["id"] != 1]
+    routes["/v1/projects"].records += [_project(1, 9), _project(4, 10)]  # project 1 touched, project 4 new
+    routes["/v1/projects/1/comments"].records.append(_comment(13, 1, 9))
+    routes["/v1/projects/2/comments"].records.append(_comment(22, 2, 9.5))  # its project did not change
+    routes["/v1/projects/3/comments"].records[1:] = [_comment(32, 3, 9.7, "edited")]
+    routes["/v1/projects/4/comments"] = Route([_comment(41, 4, 10)], since="since", fmt=ISO)
+
+
+CASES += [
+    Case("substream_per_partition_state", "", {}, substream_routes, [Sync(at(8)), Sync(at(12), substream_sync2)],
+         manifest=substream_manifest()),
+    Case("substream_incremental_dependency", "", {}, substream_routes, [Sync(at(8)), Sync(at(12), substream_sync2)],
+         manifest=substream_manifest(incremental_dependency=True)),
+    Case("substream_global_substream_cursor", "", {}, substream_routes, [Sync(at(8)), Sync(at(12), substream_sync2)],
+         manifest=substream_manifest(global_cursor=True)),
 ]

@@ -11,6 +11,7 @@ None values dropped), sorted, since the CDK's two workers read windows in either
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import json
 import logging
 import uuid
@@ -33,10 +34,14 @@ SOURCE = "manifest"
 
 
 def flat(record: Dict[str, Any], prefix: str = "") -> Dict[str, Any]:
+    """A record as its root row: nested objects as `a__b`, no `_dlt_*` columns, no None values, and a
+    timestamp the normaliser detected in ISO text as that text again (the cases serve `%Y-%m-%dT%H:%M:%SZ`)."""
     out: Dict[str, Any] = {}
     for key, value in record.items():
         if isinstance(value, dict):
             out.update(flat(value, f"{prefix}{key}__"))
+        elif isinstance(value, dt.datetime):
+            out[f"{prefix}{key}"] = value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         elif value is not None and not key.startswith("_dlt_"):
             out[f"{prefix}{key}"] = value
     return out

@@ -24,7 +24,7 @@ def _syncs(case: Case, read_one) -> List[Dict[str, Any]]:
     out: List[Dict[str, Any]] = []
     carried = None
     with ConnectorServer(api):
-        source = manifests.adapted(manifests.manifest(case.connector), api.base_url)
+        source = manifests.adapted(case.manifest or manifests.manifest(case.connector), api.base_url)
         for sync in case.syncs:
             sync.change(api.routes)
             with freezegun.freeze_time(sync.now, tick=True):

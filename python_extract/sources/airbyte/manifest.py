@@ -29,6 +29,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import logging
+import os
+import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Union
 
@@ -42,6 +44,7 @@ from .connector import ConnectorError
 
 log = logging.getLogger("sparkload.airbyte")
 CDK_LOGGER = "airbyte"
+REQUEST_CACHE_PATH = "REQUEST_CACHE_PATH"  # airbyte_cdk.utils.constants.ENV_REQUEST_CACHE_PATH
 INSTALL = "pip install 'dbt-sparkload[airbyte]'"
 
 
@@ -57,6 +60,23 @@ def _logging_kept() -> Iterator[None]:
         root.handlers[:] = handlers
         root.setLevel(level)
         airbyte.setLevel(airbyte_level)
+
+
+@contextlib.contextmanager
+def _one_sync() -> Iterator[None]:
+    """What the CDK's entrypoint gives each sync: its own HTTP cache folder (REQUEST_CACHE_PATH). Without
+    it the cache of parent streams is one in-memory database for the whole process, and a second sync in
+    the same process would read the first sync's parent pages. The environment is put back afterwards."""
+    before = os.environ.get(REQUEST_CACHE_PATH)
+    with tempfile.TemporaryDirectory(prefix="sparkload-manifest-") as folder, _logging_kept():
+        os.environ[REQUEST_CACHE_PATH] = folder
+        try:
+            yield
+        finally:
+            if before is None:
+                os.environ.pop(REQUEST_CACHE_PATH, None)
+            else:
+                os.environ[REQUEST_CACHE_PATH] = before
 
 
 def _cdk():
@@ -128,7 +148,7 @@ class ManifestSource:
         self.where = f"manifest {manifest!r}" if not isinstance(manifest, Mapping) else "the manifest"
         self.checkpoint_records = checkpoint_records
         self._check_config()  # first: building the streams evaluates the config (a missing start date fails there)
-        with _logging_kept():
+        with _one_sync():
             engine = self._build(None, None)
             try:
                 discovered = engine.discover(logging.getLogger(CDK_LOGGER), self.config)
@@ -193,7 +213,7 @@ class ManifestSource:
         """The CDK's messages of one stream's sync: ("record", data) and ("state", stream state)."""
         messages = self.state_messages(name, state)
         catalog = self.configured_catalog(name)
-        with _logging_kept():
+        with _one_sync():
             engine = self._build(catalog, messages)
             yield from self._messages(name, engine, catalog, messages)
 
