@@ -162,3 +162,22 @@ def test_manifest__without_airbyte_cdk_the_error_says_how_to_install_it(monkeypa
     with pytest.raises(ConfigError) as e:
         ManifestSource(docs_manifest(), CONFIG)
     assert "pip install 'dbt-sparkload[airbyte]'" in one_line(e)
+
+
+def test_manifest__a_read_leaves_the_callers_logging_and_environment_as_it_found_them(monkeypatch):
+    """The CDK configures the root logger when imported and keeps its HTTP cache where REQUEST_CACHE_PATH
+    says (its entrypoint sets it per sync): both are put back after a read."""
+    import logging
+    import os
+
+    monkeypatch.delenv("REQUEST_CACHE_PATH", raising=False)
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    api = ConnectorApi(routes={"/v1/tickets": Route([ticket(1, 2)], since="since", fmt="%Y-%m-%dT%H:%M:%SZ")})
+    with ConnectorServer(api):
+        source = ManifestSource(docs_manifest(api.base_url), CONFIG)
+        messages = list(source.read("tickets", None))
+    assert messages[0] == ("record", {"id": 1, "subject": "ticket 1", "status": "open", "updated_at": "2024-01-02T00:00:00Z"})
+    assert messages[-1] == ("state", {"updated_at": "2024-01-02T00:00:00Z"})
+    assert (list(root.handlers), root.level) == (handlers, level)
+    assert "REQUEST_CACHE_PATH" not in os.environ
