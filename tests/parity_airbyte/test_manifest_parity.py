@@ -54,8 +54,6 @@ def _as_intended(case: Case, ours: List[Dict[str, Any]], theirs: List[Dict[str, 
         assert first_ours["state"] == first_theirs["state"], "the state committed is the CDK's last state"
         for stream, landed in first_ours["records"].items():
             assert all(r in first_theirs["records"][stream] for r in landed), "sparkload landed a record the CDK did not emit"
-        assert sum(map(len, first_ours["records"].values())) < sum(map(len, first_theirs["records"].values())), \
-            "the CDK no longer emits records past its last state in a failed sync"
         assert ours[1:] == theirs[1:], "the sync after the failure reads the same"
     else:
         raise AssertionError(f"no check for purpose {case.purpose!r}")
@@ -66,6 +64,10 @@ def test_manifest__lands_the_records_and_keeps_the_state_the_cdk_reads_and_emits
     theirs = run_cdk(case)
     ours = run_sparkload(case, home)
     assert any(any(s["records"].values()) for s in theirs), "the API served nothing: the case proves nothing"
+    if case.purpose == "records_after_failure":
+        # checked on every run: whether the CDK emits a record past its last STATE at all depends on which of
+        # its two workers finishes first, so the tally says identical in a run where it emitted none
+        _as_intended(case, ours, theirs)
     if ours == theirs:
         record("manifests", "identical")
         return
