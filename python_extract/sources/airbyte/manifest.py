@@ -106,7 +106,7 @@ def load_manifest(manifest: Union[str, Path, Mapping[str, Any]]) -> Dict[str, An
     return loaded
 
 
-def _first_line(error: BaseException) -> str:
+def _first_line(error: Any) -> str:
     return " ".join(str(error).split())[:300]
 
 
@@ -123,7 +123,7 @@ def _reason(error: BaseException) -> str:
         return _first_line(error)
     best = jsonschema.exceptions.best_match(found.context) if found.context else found
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in best.absolute_path).lstrip(".")
-    return f"{path or 'manifest'}: {_first_line(type(best)(best.message))}"
+    return f"{path or 'manifest'}: {' '.join(best.message.split())[:300]}"
 
 
 def _json(value: Any) -> Any:
@@ -145,7 +145,7 @@ class ManifestSource:
                  checkpoint_records: int = 10_000):
         self.models, self._engine = _cdk()
         self.manifest, self.config, self.name = load_manifest(manifest), dict(config or {}), name
-        self.where = f"manifest {manifest!r}" if not isinstance(manifest, Mapping) else "the manifest"
+        self.where = f"manifest {str(manifest)!r}" if not isinstance(manifest, Mapping) else "the manifest"
         self.checkpoint_records = checkpoint_records
         self._check_config()  # first: building the streams evaluates the config (a missing start date fails there)
         with _one_sync():
