@@ -5,7 +5,7 @@ kept on purpose (docs/parity.md, Airbyte section)."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
 from .connector_api import Route

@@ -5,7 +5,6 @@ Compared per sync and stream: the records (as landed), the stream state committe
 failed."""
 from __future__ import annotations
 
-import copy
 from typing import Any, Dict, List
 
 import pytest
