@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
+from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any, Callable, Dict, List, Optional
 
@@ -28,6 +29,15 @@ from ..errors import ConfigError
 from ..settings import Settings
 
 GROUP = "sparkload.sources"
+# this package's own plugins, found from its code: a checkout on PYTHONPATH, or an editable install made
+# before a plugin was added, has them too (pyproject.toml declares the same entry points for installers)
+BUILT_IN = {
+    "rest_api": "python_extract.sources.rest_api.plugin",
+    "files": "python_extract.sources.files.plugin",
+    "sql_database": "python_extract.sources.sql_database.plugin",
+    "airbyte": "python_extract.sources.airbyte.plugin",
+    "airbyte_manifest": "python_extract.sources.airbyte.manifest_plugin",
+}
 
 
 class SourceConfigError(ConfigError):
@@ -51,8 +61,10 @@ class SourcePlugin:
 
 def discover() -> Dict[str, SourcePlugin]:
     """Installed source plugins by name."""
-    found: Dict[str, SourcePlugin] = {}
+    found: Dict[str, SourcePlugin] = {name: import_module(module).plugin for name, module in BUILT_IN.items()}
     for ep in entry_points(group=GROUP):
+        if ep.name in BUILT_IN:
+            continue
         plugin = ep.load()
         found[plugin.name] = plugin
     return dict(sorted(found.items()))
