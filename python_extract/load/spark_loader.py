@@ -31,6 +31,7 @@ from ..contract import LOAD_ID
 from ..errors import PipelineStepFailed
 from ..hooks import Hooks
 from ..lakehouse import session_format
+from ..lakehouse.abandoned import clear_abandoned_create
 from ..lakehouse.java_errors import exception_line
 from ..normalize.schema import arrow_of_spark
 from ..packages import LoadPackage, PackageStorage
@@ -63,6 +64,8 @@ def _retrying(step: Callable[[bool], None], what: str) -> None:
             step(attempt > 1)
             return
         except Exception as e:  # noqa: BLE001 - only the conflicts above are retried
+            if attempt < ATTEMPTS and clear_abandoned_create(str(e)):  # a killed process's creation of the table: gone now
+                continue
             if attempt == ATTEMPTS or not any(marker in str(e) for marker in CONFLICTS):
                 raise
             log.warning("%s lost a race with another writer (attempt %d): %s", what, attempt, str(e).splitlines()[0][:200])

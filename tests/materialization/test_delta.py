@@ -6,7 +6,9 @@ cannot read, or whose log has a corrupt commit, fails the next load in one line 
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -142,3 +144,24 @@ def test_delta_corrupt_commit__fails_the_load_in_one_line_naming_the_file_and_la
     spark.catalog.clearCache()
     _refused(spark, stage, names, f"{commits[-1].name}")
     assert sorted(log_dir.glob("*.json")) == commits
+
+
+def _schema_folder(spark, schema: str) -> Path:
+    spark.sql(f"create schema if not exists {schema}")
+    rows = {r[0]: r[1] for r in spark.sql(f"describe schema extended {schema}").collect()}
+    return Path(unquote(urlparse(rows["Location"]).path))
+
+
+def test_delta_killed_creation__its_folder_without_a_version_does_not_block_the_table_ever_after(spark, stage, dbt, names):
+    # what a process killed inside CREATE TABLE leaves: a folder with no committed Delta version (an
+    # empty log, or a CTAS's data files); Delta then refuses every later creation of that name
+    staging = _schema_folder(spark, names.staging) / "items"
+    (staging / "_delta_log").mkdir(parents=True)
+    ledger = _schema_folder(spark, names.target) / "_sparkload_applied_loads"
+    (ledger / "_delta_log").mkdir(parents=True)
+    (ledger / "part-00000-killed.snappy.parquet").write_bytes(b"PAR1")
+    os.utime(ledger / "part-00000-killed.snappy.parquet", (time.time() - 120, time.time() - 120))
+    stage.load([{"id": 1, "name": "a"}])
+    dbt.run("config_probe", vars={"probe_config": {"write_disposition": "merge", "strategy": "upsert", "primary_key": "id"}})
+    assert table(spark, f"{names.target}.config_probe", "id, name") == rows_of((1, "a"))
+    assert table(spark, f"{names.target}._sparkload_applied_loads", "load_id") == rows_of((stage.load_ids[0],))

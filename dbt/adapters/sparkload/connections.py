@@ -187,6 +187,18 @@ class SparkloadConnectionManager(SparkConnectionManager):
         except Exception as e:  # noqa: BLE001 - dbt-spark re-raises pyspark errors without args as they are
             raise DbtRuntimeError(concise(str(e) or type(e).__name__)) from e
 
+    def add_query(self, sql: str, *args: Any, **kwargs: Any) -> Tuple[Connection, Any]:
+        """dbt's, once more after a killed process's abandoned creation of the table a statement creates
+        was cleared (python_extract/lakehouse/abandoned.py: Delta refuses a table over its folder)."""
+        try:
+            return super().add_query(sql, *args, **kwargs)
+        except DbtRuntimeError as e:
+            from python_extract.lakehouse.abandoned import clear_abandoned_create
+
+            if not clear_abandoned_create(str(e.msg)):
+                raise
+            return super().add_query(sql, *args, **kwargs)
+
     @classmethod
     def open(cls, connection: Connection) -> Connection:
         creds = connection.credentials
