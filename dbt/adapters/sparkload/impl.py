@@ -65,6 +65,12 @@ class SparkloadAdapter(SparkAdapter):
         return session_format(self.connections.spark_session(creds))
 
     @available
+    def raise_sparkload_error(self, message: str) -> None:
+        """A sparkload model's refusal (validate.sql, `_sparkload_raise`) as a runtime error: dbt shows its one
+        message, where a compiler error gets dbt's macro stack appended (`> in macro ...`, 6-8 lines)."""
+        raise DbtRuntimeError(message)
+
+    @available
     def in_process_session(self) -> bool:
         """True when statements run on a SparkSession in this process (`embedded`, `session`)."""
         return runs_in_process(self._connected())

@@ -313,9 +313,22 @@
 {%- endmacro %}
 
 {% macro default___sparkload_fail(target, problem) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set msg -%}
     sparkload model {{ model.name }} (table {{ target }}): {{ problem }} The table is unchanged.
   {%- endset -%}
+  {%- do sl._sparkload_raise(msg) -%}
+{%- endmacro %}
+
+{#- Stop the run with `msg`. dbt appends its macro stack (`> in macro ... > called by ...`, 6-8 lines) to a
+    compiler error, not to a runtime error: the sparkload adapter raises one (impl.py); on dbt-spark alone
+    (the package) a compiler error is the only error a macro can raise that does not read as a database's. -#}
+{% macro _sparkload_raise(msg) -%}
+  {{ return(adapter.dispatch('_sparkload_raise', 'sparkload')(msg)) }}
+{%- endmacro %}
+
+{% macro default___sparkload_raise(msg) -%}
+  {%- if adapter.raise_sparkload_error is defined -%}{%- do adapter.raise_sparkload_error(msg) -%}{%- endif -%}
   {{ exceptions.raise_compiler_error(msg) }}
 {%- endmacro %}
 
