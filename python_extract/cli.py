@@ -1,9 +1,10 @@
 """The `sparkload` command: parses arguments, calls one library function, prints. A leaf: nothing
 in the library imports it.
 
-    sparkload lakehouse setup [--table-format iceberg] [--s3] [--jars SET ...]   fetch the jars the format (and S3)
-                                                         need from Maven once, train the JVM class archive
-                                                         (--no-class-archive: don't)
+    sparkload lakehouse setup [--home DIR] [--table-format iceberg] [--s3] [--jars SET ...]   fetch the jars
+                                                         the format (and S3) need from Maven once, create the
+                                                         lakehouse at its home (records its format), train the
+                                                         JVM class archive (--no-class-archive: don't)
     sparkload lakehouse check [--table-format delta]     say which format a session would get, and why
     sparkload demo [--home DIR]                          sample data -> extractor -> dbt run -> final table
     sparkload run TARGET | sparkload pipeline {info,loads,reset,drop} NAME   the extractor (cli_pipeline.py)
@@ -70,13 +71,19 @@ def _config(args: argparse.Namespace) -> LakehouseConfig:
 def _cmd_setup(args: argparse.Namespace) -> int:
     from .lakehouse import choose_format, class_archive
     from .lakehouse.jars import provision, sets_of
-    from .lakehouse.config import DEFAULT_FORMAT, pinned_format
+    from .lakehouse.config import DEFAULT_FORMAT, FORMAT_RECORD, pinned_format
+    from .lakehouse.session import pin_format
 
     config = _config(args)
-    sets = sets_of(config, pinned_format(config) or config.table_format or DEFAULT_FORMAT) + (["s3"] if args.s3 else [])
+    pinned = pinned_format(config)
+    sets = sets_of(config, pinned or config.table_format or DEFAULT_FORMAT) + (["s3"] if args.s3 else [])
     for jar in provision(config, sets + list(args.jars or [])):
         print(jar)
-    choose_format(config)  # the format's jars are all there now, or this says which are not
+    choice = choose_format(config)  # the format's jars are all there now, or this says which are not
+    # the lakehouse exists once its format is recorded: what dbt's embedded profile checks for (it never creates one)
+    pin_format(config, choice)
+    print(f"lakehouse {config.home}: table format {choice.table_format} "
+          f"({'already there' if pinned else 'created'}; {config.home / FORMAT_RECORD})")
     if args.class_archive:
         started = time.monotonic()
         found = class_archive.ensure(config)
@@ -197,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
     lake = sub.add_parser("lakehouse", help="the embedded Spark lakehouse").add_subparsers(dest="action", required=True)
-    for name, fn, text in (("setup", _cmd_setup, "cache the jars of the table format"),
+    for name, fn, text in (("setup", _cmd_setup, "cache the jars of the table format, create the lakehouse at its home"),
                            ("check", _cmd_check, "which table format a session gets, and why")):
         p = lake.add_parser(name, help=text)
         _lakehouse_args(p)

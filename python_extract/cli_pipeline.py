@@ -2,8 +2,9 @@
 
     sparkload run TARGET [--pipeline-name N] [--dataset-name D] [--resource R ...] [--arg K=V ...] [--wait S]
     sparkload pipeline info NAME       state, cursors, pending and failed packages and the last loads
-    sparkload pipeline loads NAME      completed loads with status and row counts per table; --abort LOAD_ID
-                                       marks a load aborted (status -1): every sparkload model skips it
+    sparkload pipeline loads NAME      completed loads with status, row counts per table and the models that
+                                       skipped them (dbt --vars sparkload_skip_loads); --abort LOAD_ID marks a
+                                       load aborted (status -1): every sparkload model skips it
     sparkload pipeline packages NAME   pending, failed and loaded packages; --drop-failed, --drop-pending
     sparkload pipeline reset NAME      wipe the state of resources (--resource R ..., or all after asking)
     sparkload pipeline drop NAME       wipe the state of --resource R ... and, with --drop-tables, their tables
@@ -218,10 +219,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_line(load: Dict[str, Any]) -> str:
+def _load_line(load: Dict[str, Any], skipped_by: Optional[List[str]] = None) -> str:
     counts = ", ".join(f"{t} {n:,}" for t, n in sorted(load["row_counts"].items())) or "state only"
     status = f"{load['status']} (aborted)" if load["status"] == LOAD_STATUS_ABORTED else load["status"]
-    return f"{load['load_id']}  status {status}  {load['inserted_at']:%Y-%m-%d %H:%M:%S}  {counts}"
+    skips = f"  skipped by {', '.join(skipped_by)} (sparkload_skip_loads)" if skipped_by else ""
+    return f"{load['load_id']}  status {status}  {load['inserted_at']:%Y-%m-%d %H:%M:%S}  {counts}{skips}"
 
 
 def _cmd_loads(args: argparse.Namespace) -> int:
@@ -235,12 +237,15 @@ def _cmd_loads(args: argparse.Namespace) -> int:
             raise ConfigError(f"no completed load {load_id} in dataset {pipe.dataset_name}; `sparkload pipeline loads "
                              f"{pipe.pipeline_name}` lists them")
         print(f"load {load_id}: aborted (status {before} -> {LOAD_STATUS_ABORTED}); sparkload models skip it")
+    from .maintenance.catalog import skipped_loads
+
     pipe.sync_destination()
     found = pipe.loads()
     if not found:
         print(f"pipeline {pipe.pipeline_name}: no completed loads in {pipe.dataset_name}")
+    skipped = skipped_loads(pipe.spark, [load["load_id"] for load in found])
     for load in found:
-        print(_load_line(load))
+        print(_load_line(load, skipped.get(load["load_id"])))
     return 0
 
 

@@ -192,7 +192,8 @@ class LoadTablesRow(typing.TypedDict):
 
 
 class AppliedLoadsRow(typing.TypedDict):
-    """`_sparkload_applied_loads` (in a target schema): the loads each target applied."""
+    """`_sparkload_applied_loads` (in a target schema): the loads each target applied; applied_at NULL for a
+    load it skipped (dbt `--vars sparkload_skip_loads`: done for that target, never applied)."""
     target: str
     load_id: str
     applied_at: dt.datetime

@@ -27,7 +27,7 @@
     {%- do problems.append('on_schema_change=' ~ on_change ~ ' does not apply: a sparkload table evolves itself as append_new_columns does (columns new in a load are added, columns a load lacks are kept, a type change is an error). Remove `on_schema_change` or set append_new_columns.') -%}
   {%- endif -%}
   {%- if problems -%}
-    {{ exceptions.raise_compiler_error('sparkload model ' ~ model.name ~ ' (table ' ~ target ~ '): ' ~ problems | join(' ') ~ ' The table is unchanged.') }}
+    {%- do (sparkload if sparkload is defined else context)._sparkload_raise('sparkload model ' ~ model.name ~ ' (table ' ~ target ~ '): ' ~ problems | join(' ') ~ ' The table is unchanged.') -%}
   {%- endif -%}
 {%- endmacro %}
 

@@ -18,7 +18,8 @@
   {%- set sql -%}
     select e.`load_id` from {{ sl.sparkload_relation(expired) }} as e
     where e.`load_id` in (select a.`load_id` from {{ sl.sparkload_relation(sl.sparkload_ledger_relation(target)) }} as a
-                          where a.`target` = {{ sl.sparkload_literal(target.schema ~ '.' ~ target.identifier) }})
+                          where a.`target` = {{ sl.sparkload_literal(target.schema ~ '.' ~ target.identifier) }}
+                            and a.`applied_at` is not null)
     order by 1
   {%- endset -%}
   {%- set lost = run_query(sql).columns[0].values() | list -%}

@@ -1,7 +1,9 @@
 {#- Completed loads: which `_dlt_loads` rows a model still has to apply, and the per-schema ledger of
     applied loads (`_sparkload_applied_loads`: target, load_id, applied_at) that lets several models
     consume the same loads. Every strategy is idempotent, so a crash between a target's commit and its
-    ledger entry only means the next run applies that load again, with the same result. -#}
+    ledger entry only means the next run applies that load again, with the same result. A load the model
+    skipped (`--vars sparkload_skip_loads`, skip.sql) is in its ledger with applied_at NULL: done for this
+    model (and its child models), never applied. -#}
 
 {% macro sparkload_ledger_relation(target) -%}
   {{ return(adapter.dispatch('sparkload_ledger_relation', 'sparkload')(target)) }}
@@ -28,11 +30,13 @@
 {%- endmacro %}
 
 {#- Loads this target has not applied yet, oldest first, as {'ids': [...], 'inserted_at': {id: text},
-    'pipelines': {id: schema_name}, 'covered': [ids]}: loads with status `load_status_in` (any status
-    from it on, for a full refresh, so a rebuilt stage sees the loads it already passed on; an aborted
-    load's status is -1); for a child model, the loads its root model has applied. `covered`: the
-    pending loads whose resources covered the model's staging table (`_sparkload_load_tables`), with
-    rows or without. The small tables are read in one statement without a join and compared here. -#}
+    'pipelines': {id: schema_name}, 'covered': [ids], 'done': [ids], 'root_skipped': [ids]}: loads with
+    status `load_status_in` (any status from it on, for a full refresh, so a rebuilt stage sees the loads
+    it already passed on; an aborted load's status is -1); for a child model, the loads its root model has
+    applied. `covered`: the pending loads whose resources covered the model's staging table
+    (`_sparkload_load_tables`), with rows or without. `done`: the loads in this target's ledger, applied
+    or skipped; `root_skipped`: for a child model, the loads its root skipped and it has not recorded yet.
+    The small tables are read in one statement without a join and compared here. -#}
 {% macro fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
   {{ return(adapter.dispatch('fetch_sparkload_pending_loads', 'sparkload')(cfg, target, full_refresh)) }}
 {%- endmacro %}
@@ -44,8 +48,8 @@
   {%- set ledger = sl.sparkload_ledger_relation -%}
   {%- set sql -%}
     {%- if cfg.root is not none -%}
-      select 'load', `load_id`, cast(null as string), cast(null as string) from {{ rel(ledger(cfg.root.relation)) }}
-      where `target` = {{ q(cfg.root.relation.schema ~ '.' ~ cfg.root.relation.identifier) }}
+      select if(`applied_at` is null, 'root_skipped', 'load'), `load_id`, cast(null as string), cast(null as string)
+      from {{ rel(ledger(cfg.root.relation)) }} where `target` = {{ q(cfg.root.relation.schema ~ '.' ~ cfg.root.relation.identifier) }}
     {%- else -%}
       select 'load', `load_id`, cast(`inserted_at` as string), `schema_name` from {{ rel(cfg.loads) }}
       where `status` {{ '>=' if full_refresh else '=' }} {{ cfg.load_status_in | int }}
@@ -57,12 +61,14 @@
     select 'covered', `load_id`, null, null from {{ rel(cfg.load_tables) }} where `table_name` = {{ q(cfg.staging_table) }}
     {%- endif %}
   {%- endset -%}
-  {%- set found = {'load': {}, 'applied': {}, 'covered': {}, 'pipelines': {}} -%}
+  {%- set found = {'load': {}, 'applied': {}, 'covered': {}, 'pipelines': {}, 'root_skipped': {}} -%}
   {%- for row in run_query(sql) -%}
     {%- do found[row[0]].update({row[1]: row[2]}) -%}
     {%- if row[0] == 'load' -%}{%- do found.pipelines.update({row[1]: row[3]}) -%}{%- endif -%}
   {%- endfor -%}
-  {%- set pending = {'ids': [], 'inserted_at': {}, 'pipelines': {}, 'covered': []} -%}
+  {%- set pending = {'ids': [], 'inserted_at': {}, 'pipelines': {}, 'covered': [], 'done': found.applied.keys() | sort,
+                     'root_skipped': []} -%}
+  {%- for id in found.root_skipped.keys() | sort if id not in found.applied -%}{%- do pending.root_skipped.append(id) -%}{%- endfor -%}
   {%- for id in found.load.keys() | sort if id not in found.applied -%}
     {%- do pending.ids.append(id) -%}
     {%- do pending.inserted_at.update({id: found.load[id]}) -%}
@@ -160,17 +166,40 @@
 
 {% macro default__run_sparkload_record_loads(ledger, target, load_ids) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
-  {%- set q = sl.sparkload_literal -%}
-  {%- set rows = [] -%}
-  {%- for id in load_ids -%}
-    {%- do rows.append('(' ~ q(target.schema ~ '.' ~ target.identifier) ~ ', ' ~ q(id) ~ ', current_timestamp())') -%}
-  {%- endfor -%}
   {%- call statement('sparkload_record_loads') -%}
-    insert into {{ sl.sparkload_relation(ledger) }} values {{ rows | join(', ') }}
+    {{ sl.get_sparkload_ledger_insert_sql(ledger, target, load_ids, 'current_timestamp()') }}
   {%- endcall -%}
 {%- endmacro %}
 
-{#- Full refresh: the target is rebuilt from every completed load, so it forgets what it applied. -#}
+{#- Before anything else of the run: remember the loads this model skips (skip.sql), never applied. -#}
+{% macro run_sparkload_record_skipped_loads(ledger, target, load_ids) -%}
+  {{ return(adapter.dispatch('run_sparkload_record_skipped_loads', 'sparkload')(ledger, target, load_ids)) }}
+{%- endmacro %}
+
+{% macro default__run_sparkload_record_skipped_loads(ledger, target, load_ids) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- call statement('sparkload_record_skipped_loads') -%}
+    {{ sl.get_sparkload_ledger_insert_sql(ledger, target, load_ids, 'cast(null as timestamp)') }}
+  {%- endcall -%}
+{%- endmacro %}
+
+{#- The ledger rows of `load_ids` for `target`, with `applied_at` (an SQL expression). -#}
+{% macro get_sparkload_ledger_insert_sql(ledger, target, load_ids, applied_at) -%}
+  {{ return(adapter.dispatch('get_sparkload_ledger_insert_sql', 'sparkload')(ledger, target, load_ids, applied_at)) }}
+{%- endmacro %}
+
+{% macro default__get_sparkload_ledger_insert_sql(ledger, target, load_ids, applied_at) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set q = sl.sparkload_literal -%}
+  {%- set rows = [] -%}
+  {%- for id in load_ids -%}
+    {%- do rows.append('(' ~ q(target.schema ~ '.' ~ target.identifier) ~ ', ' ~ q(id) ~ ', ' ~ applied_at ~ ')') -%}
+  {%- endfor -%}
+  insert into {{ sl.sparkload_relation(ledger) }} values {{ rows | join(', ') }}
+{%- endmacro %}
+
+{#- Full refresh: the target is rebuilt from every completed load, so it forgets what it applied; it
+    keeps the loads it skipped (applied_at NULL), which the rebuild skips again. -#}
 {% macro run_sparkload_forget_loads(ledger, target) -%}
   {{ return(adapter.dispatch('run_sparkload_forget_loads', 'sparkload')(ledger, target)) }}
 {%- endmacro %}
@@ -180,5 +209,6 @@
   {%- set rel = sl.sparkload_relation -%}
   {%- call statement('sparkload_forget_loads') -%}
     delete from {{ rel(ledger) }} where `target` = {{ sl.sparkload_literal(target.schema ~ '.' ~ target.identifier) }}
+      and `applied_at` is not null
   {%- endcall -%}
 {%- endmacro %}

@@ -170,7 +170,9 @@
 {%- endmacro %}
 
 {#- Before a sequenced statement with hard_delete: the batch's winning deletes become its target's
-    tombstones (a newer or equal one replaces an older), and its tombstones that expired are dropped.
+    tombstones (a newer or equal one replaces an older), and its tombstones that expired are dropped. A
+    delete wins when no row of its key in the batch nor in the table (before the statement) is newer; one
+    that loses deletes nothing and leaves no tombstone.
     One MERGE into the tombstone table; run again after a crash it writes the same tombstones, and the
     strategy's statement reads them only for keys whose winner in the batch is that delete. A batch that
     deletes nothing (its statistics count the deletes) runs no MERGE: it has no tombstone to record, and the
@@ -211,6 +213,13 @@
       l.`inserted_at` as `loaded_at`, {{ sl.sparkload_column_list(cfg.sequence_by, 's') }}, s.`_dlt_load_id`, false as `__sparkload_expired`
     from `survivors` as s
     join {{ rel(cfg.loads) }} as l on l.`load_id` = s.`_dlt_load_id`
+    {%- if not args.into_empty %}
+    {#- a delete that loses to the table's row of its key (a newer version) deletes nothing: no tombstone -#}
+    left anti join (select * from {{ rel(target) }} as t
+                    where {{ sl.get_sparkload_prune_sql(cfg.primary_key, args.stats, args.columns) if args.stats is not none else 'true' }}) as t
+      on {{ sl.get_sparkload_key_predicate_sql(cfg.primary_key) }}
+        and not {{ sl.get_sparkload_sequence_wins_sql(sl.sparkload_sequence_version(cfg, 's'), sl.sparkload_sequence_version(cfg, 't')) }}
+    {%- endif %}
     where {{ deleted }}
   {%- endset -%}
   {%- set no_sequence = [] -%}

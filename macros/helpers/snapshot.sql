@@ -48,7 +48,7 @@
     select 'applied', max_by(`_dlt_load_id`, {{ col }}), null, null, cast(max({{ col }}) as string), null, null
     from ({{ model_sql }}) as m
     where `_dlt_load_id` in (select `load_id` from {{ sl.sparkload_relation(sl.sparkload_ledger_relation(target)) }}
-                             where `target` = {{ q(target.schema ~ '.' ~ target.identifier) }})
+                             where `target` = {{ q(target.schema ~ '.' ~ target.identifier) }} and `applied_at` is not null)
   {%- endset -%}
   {%- set fail = sl._sparkload_fail -%}
   {%- set skip = sl.sparkload_abort_hint -%}

@@ -69,7 +69,7 @@
       {%- set msg -%}
         sparkload model {{ model.name }}: column `{{ c.name }}` of table {{ target }} is {{ types[c.name] }}, but loads {{ pending.ids | join(', ') }} bring {{ c.type }}. A type change is not applied in place: cast the column in the model, or rebuild the table with `dbt run --full-refresh --select {{ model.name }}`. The table is unchanged. {{ sl.sparkload_abort_hint(cfg, pending.pipelines, pending.ids) }}
       {%- endset -%}
-      {{ exceptions.raise_compiler_error(msg) }}
+      {%- do sl._sparkload_raise(msg) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if added -%}

@@ -58,3 +58,21 @@ def test_dbt_run__duplicate_key_message_first_and_java_trace_trimmed(spark, stag
     assert f"id=1 occurs more than once in load {bad}" in first
     assert not [line for line in lines if line.startswith("at ")]
     assert len(lines) <= 12, message
+
+
+@pytest.mark.dbt_targets("embedded", "sparkload_thrift")
+def test_dbt_run__a_config_mistake_is_one_message_without_dbts_macro_stack(spark, stage, dbt, names):  # noqa: F811
+    """Issue 40 item 6: a sparkload refusal was followed by 6-8 lines of `> in macro ... > called by ...`; the
+    sparkload adapter raises it as a runtime error, which dbt shows without them (the package alone on
+    dbt-spark can only raise a compiler error, which keeps them)."""
+    stage.load([{"id": 1, "name": "a"}])
+
+    result = dbt.run("config_probe", vars={"probe_config": {"write_disposition": "merge", "primary_key": "id",
+                                                            "primary_keys": "id"}}, expect_success=False)
+
+    lines = [line.strip() for line in result.result.results[0].message.splitlines() if line.strip()]
+    assert lines[0].startswith("Runtime Error in model config_probe"), lines
+    assert lines[1].startswith(f"sparkload model config_probe (table {names.target}.config_probe): config key "
+                               "`primary_keys` is unknown") and lines[1].endswith("The table is unchanged."), lines
+    assert len(lines) == 2, lines
+    assert not spark.catalog.tableExists(f"{names.target}.config_probe")

@@ -42,6 +42,9 @@ def test_sequence_by__a_late_older_version_or_delete_never_overwrites_a_newer_ro
     up(stage, [{"id": 1, "seq": 8, "deleted": True}, {"id": 2, "seq": 6, "deleted": True}])
     dbt.run("seq_up")
     assert table(spark, target, "id, seq, name") == rows_of((1, 9, "a9"), (3, 1, "c1"))
+    # only the delete that won leaves a tombstone (issue 40 item 5: the lost one of id 1 left one too)
+    assert table(spark, f"{names.target}._sparkload_tombstones", "target, key, sequence") == rows_of(
+        (target, '{"id":2}', '{"seq":6}'))
 
 
 def test_sequence_by__a_deleted_key_is_not_resurrected_by_an_older_row_until_a_newer_one(spark, stage, dbt, names):

@@ -52,7 +52,8 @@ class Config:
 class Package:
     """Every macro of macros/ in one namespace, as dbt holds them when only the adapter ships them."""
 
-    def __init__(self, model_config: Optional[Dict[str, Any]] = None, overrides: Optional[Dict[str, str]] = None):
+    def __init__(self, model_config: Optional[Dict[str, Any]] = None, overrides: Optional[Dict[str, str]] = None,
+                 variables: Optional[Dict[str, Any]] = None, graph: Optional[Dict[str, Any]] = None):
         self.statements: List[str] = []
         self.ctx: Dict[str, Any] = {}
         self.ctx.update({
@@ -63,7 +64,8 @@ class Package:
             "exceptions": type("exceptions", (), {"raise_compiler_error": staticmethod(self._raise),
                                                   "warn": staticmethod(lambda msg: None)}),
             "log": lambda *a, **k: "", "execute": True, "statement": self._statement,
-            "run_query": self._no_queries, "var": lambda name, default=None: default,
+            "run_query": self._no_queries, "var": lambda name, default=None: (variables or {}).get(name, default),
+            "graph": graph or {"nodes": {}},
         })
         env = get_environment()
         texts = [f.read_text() for f in sorted(MACROS.rglob("*.sql"))] + list((overrides or {}).values())
@@ -235,8 +237,12 @@ def test_validate_columns__a_key_column_the_model_lacks_is_fixed_in_the_model_ne
     assert "--abort" not in message
 
 
-def test_abort_hint__says_that_an_abort_affects_every_consumer(package):
+def test_abort_hint__offers_the_skip_for_this_model_first_and_says_that_an_abort_affects_every_consumer(package):
     hint = package["sparkload_abort_hint"](cfg(), {"1.2": "shop"}, ["1.2"])
-    assert hint == ("To skip the load instead, for every model that reads it (--abort affects every consumer of dataset "
-                    "raw, also models that have not applied it yet): sparkload pipeline loads shop --dataset-name raw "
-                    "--abort 1.2")
+    assert hint == ("To skip the load for this model only (recorded in its ledger; every other model still applies it): "
+                    "dbt run --select items --vars \"{sparkload_skip_loads: {items: ['1.2']}}\". To skip it for every model "
+                    "that reads it instead (--abort affects every consumer of dataset raw, also models that have not "
+                    "applied it yet): sparkload pipeline loads shop --dataset-name raw --abort 1.2")
+    # a child model's load is skipped through its root model
+    assert "dbt run --select customers --vars \"{sparkload_skip_loads: {customers: ['1.2']}}\"" in \
+        package["sparkload_abort_hint"](cfg(root={"name": "customers"}), {"1.2": "shop"}, ["1.2"])

@@ -75,7 +75,7 @@ def test_sequence_render__tombstones_keep_the_newest_delete_per_key_and_drop_exp
 def test_sequence_render__a_batch_that_deletes_nothing_sends_no_tombstones_merge(package, deletes, statements):
     """The batch statistics count the deletes (None: not counted, as a caller that did not ask)."""
     package.statements.clear()
-    stats = {"rows": 3, "bounds": {}, "key_values": None, "loads": {}, "deletes": deletes}
+    stats = {"rows": 3, "bounds": {"id": ["1", "3"]}, "key_values": None, "loads": {}, "deletes": deletes}
     package["run_sparkload_record_tombstones"](args(cfg(**SEQ, hard_delete="deleted"), stats=stats))
     assert len(package.statements) == statements and package.statements[0].lstrip().startswith("create table if not exists")
 

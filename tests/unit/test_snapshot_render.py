@@ -78,8 +78,10 @@ def test_snapshot_render__no_load_with_rows_needs_no_query():
     (("pending", "1.2", 1, "2024-01-01", "2024-01-01", 3, "date"), "boundary_column `snap`date` is NULL in 3 rows of load 1.2; every row of a snapshot carries its date"),
     (("pending", "1.2", 2, "2024-01-01", "2024-01-02", 0, "date"),
      r"boundary_column `snap`date` holds 2 values in load 1.2 \(2024-01-01 to 2024-01-02\); a load is one snapshot with one date. "
-     r"To skip the load instead, for every model that reads it \(--abort affects every consumer of dataset raw, also "
-     r"models that have not applied it yet\): sparkload pipeline loads crm --dataset-name raw --abort 1.2"),
+     r"To skip the load for this model only \(recorded in its ledger; every other model still applies it\): dbt run "
+     r"--select items --vars \"{sparkload_skip_loads: {items: \['1.2'\]}}\". To skip it for every model that reads it "
+     r"instead \(--abort affects every consumer of dataset raw, also models that have not applied it yet\): "
+     r"sparkload pipeline loads crm --dataset-name raw --abort 1.2"),
     (("applied", "0.9", None, None, "2024-01-02", None, None),
      r"load 1.1 is the snapshot of 2024-01-01 \(boundary_column `snap`date`\), older than 2024-01-02 of load 0.9, "
      r"which the table already applied; snapshots apply in date order. To replay every snapshot in date order "

@@ -10,6 +10,11 @@ started in the background by the first run and ending itself after `warm_idle_ti
 A relative `lakehouse_dir` is relative to the dbt project directory, as dbt resolves the paths of a
 project, wherever dbt is started from.
 
+dbt never creates a lakehouse (the extractor's first run does, or `sparkload lakehouse setup`): an
+`embedded` profile whose lakehouse home holds none (no `lakehouse.json`, which a lakehouse's first
+session writes) fails to connect, in `dbt debug` and `dbt run` alike, with one line naming the path
+(`require_lakehouse`): a mistyped `lakehouse_dir` used to create an empty lakehouse there.
+
 Only what a connection uses is imported: the lakehouse's settings and session modules (never the
 extractor, numpy or pyarrow), and pyspark only when a session is built.
 """
@@ -106,6 +111,26 @@ class SparkloadCredentials(SparkCredentials):
             jars_dir=self.jars_dir,
             spark_conf=dict(self.spark_conf) or None,
         )
+
+
+def require_lakehouse(creds: SparkloadCredentials) -> None:
+    """Raise DbtRuntimeError, naming the path and where it came from, when the profile's lakehouse home
+    holds no lakehouse; before any session or warm server starts, as either would create one there."""
+    from python_extract.lakehouse.config import FORMAT_RECORD, LakehouseConfigError, pinned_format
+
+    config = creds.lakehouse_config()
+    try:
+        if pinned_format(config) is not None:
+            return
+    except LakehouseConfigError as e:
+        raise DbtRuntimeError(f"sparkload embedded lakehouse: {e}") from e
+    home = config.home
+    found = "does not exist" if not home.exists() else f"holds no lakehouse (no {FORMAT_RECORD}, which its first use writes)"
+    named = ("the profile's lakehouse_dir (a relative one is relative to the dbt project directory)" if creds.lakehouse_dir
+             else "SPARKLOAD_HOME, or a [lakehouse] home setting (the profile sets no lakehouse_dir; the default is ./.sparkload)")
+    raise DbtRuntimeError(
+        f"sparkload embedded lakehouse: {home} {found}; check that {named} names the lakehouse the extractor writes. "
+        f"dbt never creates a lakehouse: the extractor does on its first run, or `sparkload lakehouse setup --home {home}`")
 
 
 class _BackoffPolling(PyhiveConnectionWrapper):
@@ -206,6 +231,7 @@ class SparkloadConnectionManager(SparkConnectionManager):
             return connection
         if creds.method != EMBEDDED:
             return cls._open_server(connection)
+        require_lakehouse(creds)
         if creds.warm:
             return cls._open_warm(connection)
         return cls._open_embedded(connection)

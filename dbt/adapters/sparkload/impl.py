@@ -12,6 +12,7 @@ v2 catalog) answers differently from Hive's:
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any, Dict, Iterable, List, Optional
 
@@ -33,6 +34,7 @@ NOT_EMPTY_MESSAGES = ("NamespaceNotEmptyException", "[SCHEMA_NOT_EMPTY]", "is no
 # Hive 2.3's metastore runs AcidEventListener.onDropDatabase after it committed a schema's drop: its TxnHandler
 # knows five database products, not H2 (the Delta lakehouse's metastore database: docs/lakehouse.md), and
 # deletes from ACID tables DataNucleus never created
+VIEW_OWNER = re.compile(r"'sparkload\.owner' = '((?:[^'\\]|\\.)*)'")  # in an Iceberg view's `View Properties`
 DROPPED_BUT_H2_MESSAGES = ("Unrecognized database product name <H2>", "Table \"TXN_COMPONENTS\" not found")
 
 
@@ -63,6 +65,12 @@ class SparkloadAdapter(SparkAdapter):
         from python_extract.lakehouse.session import session_format
 
         return session_format(self.connections.spark_session(creds))
+
+    @available
+    def raise_sparkload_error(self, message: str) -> None:
+        """A sparkload model's refusal (validate.sql, `_sparkload_raise`) as a runtime error: dbt shows its one
+        message, where a compiler error gets dbt's macro stack appended (`> in macro ...`, 6-8 lines)."""
+        raise DbtRuntimeError(message)
 
     @available
     def in_process_session(self) -> bool:
@@ -135,8 +143,14 @@ class SparkloadAdapter(SparkAdapter):
         ]
 
     def parse_describe_extended(self, relation: BaseRelation, raw_rows) -> List[SparkColumn]:
-        # dbt-spark records the owner as str(None) when there is none (an Iceberg view): the catalog said 'None'
-        return [column if column.table_owner != "None" else replace(column, table_owner=None)
+        # an Iceberg view has no owner (dbt-spark records str(None)): the one the adapter's view creation
+        # recorded as the property sparkload.owner (relations.sql, sparkload__create_view_as), else none
+        owner = None
+        for row in raw_rows:
+            if row and str(row[0]).strip() == "View Properties":
+                found = VIEW_OWNER.search(str(row[1]))
+                owner = found.group(1).replace("\\'", "'") if found else None
+        return [column if column.table_owner != "None" else replace(column, table_owner=owner)
                 for column in super().parse_describe_extended(relation, raw_rows)]
 
     def _get_columns_for_catalog(self, relation: BaseRelation) -> Iterable[Dict[str, Any]]:

@@ -29,6 +29,11 @@
   {%- endif -%}
 
   {%- set pending = sl.fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
+  {%- set skipped = sl.validate_sparkload_skip_loads(target, cfg, pending) -%}  {#- helpers/skip.sql: --vars sparkload_skip_loads -#}
+  {%- if skipped -%}
+    {%- set pending = sl.sparkload_pending_without(pending, skipped) -%}
+    {%- do sl.run_sparkload_record_skipped_loads(ledger, target, skipped) -%}
+  {%- endif -%}
   {%- set batch_sql = sl.sparkload_model_batch_sql(sql, pending.ids, cfg) -%}
   {%- set described = sl.fetch_sparkload_batch_and_table_columns(batch_sql, existing) -%}
   {%- set columns = described.batch -%}
@@ -58,7 +63,7 @@
   {%- if cfg.maintenance is not none and writes.any -%}  {#- after the commit: helpers/maintenance.sql -#}
     {%- do sl.run_sparkload_maintenance(target, cfg.file_format, cfg.maintenance) -%}
   {%- endif -%}
-  {%- do sl.sparkload_report_result(groups, pending.ids, rebuilt) -%}
+  {%- do sl.sparkload_report_result(groups, pending.ids, rebuilt, skipped) -%}
 
   {{ run_hooks(post_hooks) }}
   {%- if config.get('grants') -%}{%- do apply_grants(target, config.get('grants'), should_revoke=true) -%}{%- endif -%}
@@ -105,12 +110,14 @@
     its reason (no pending loads, or loads that bring no rows for this model: an incremental resource
     with nothing new, another resource's load, a state-only load of `pipeline reset`), also logged as
     one line; `REBUILT EMPTY` when a full refresh (`rebuilt`) replaced an existing table and found no
-    rows to apply. The loads are recorded and their status advanced either way. -#}
-{% macro sparkload_report_result(groups, load_ids, rebuilt=false) -%}
-  {{ return(adapter.dispatch('sparkload_report_result', 'sparkload')(groups, load_ids, rebuilt)) }}
+    rows to apply; `SKIPPED loads ...` for the loads this model skipped (helpers/skip.sql), after what
+    else happened, also logged. The loads are recorded and their status advanced either way. -#}
+{% macro sparkload_report_result(groups, load_ids, rebuilt=false, skipped=[]) -%}
+  {{ return(adapter.dispatch('sparkload_report_result', 'sparkload')(groups, load_ids, rebuilt, skipped)) }}
 {%- endmacro %}
 
-{% macro default__sparkload_report_result(groups, load_ids, rebuilt=false) -%}
+{% macro default__sparkload_report_result(groups, load_ids, rebuilt=false, skipped=[]) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set applied = namespace(rows=0, loads=0) -%}
   {%- for group in groups if group.sql is not none -%}
     {%- set applied.loads = applied.loads + group.load_ids | length -%}
@@ -120,6 +127,8 @@
     {%- set message = 'APPLIED ' ~ applied.rows ~ ' rows from ' ~ applied.loads ~ ' load' ~ ('s' if applied.loads > 1 else '') -%}
   {%- elif load_ids -%}
     {%- set message = 'NO-OP: loads ' ~ load_ids | join(', ') ~ ' bring no rows for this model' -%}
+  {%- elif skipped -%}
+    {%- set message = 'NO-OP: no other pending loads' -%}
   {%- else -%}
     {%- set message = 'NO-OP: no pending loads' -%}
   {%- endif -%}
@@ -128,6 +137,13 @@
     {{ log('sparkload model ' ~ model.name ~ ' (table ' ~ this ~ '): ' ~ message ~ '; the full refresh replaced the table with an empty one.', info=true) }}
   {%- elif not applied.loads -%}
     {{ log('sparkload model ' ~ model.name ~ ' (table ' ~ this ~ '): ' ~ message ~ '; nothing changed.', info=true) }}
+  {%- endif -%}
+  {%- if skipped -%}
+    {%- set message = message ~ '; SKIPPED load' ~ ('s ' if skipped | length > 1 else ' ') ~ skipped | join(', ') ~ ' for this model only' -%}
+    {{ log('sparkload model ' ~ model.name ~ ' (table ' ~ this ~ '): skipped load' ~ ('s ' if skipped | length > 1 else ' ') ~ skipped | join(', ')
+        ~ (' as its root model did' if model.config.get('root_model') else ' as --vars sparkload_skip_loads asks')
+        ~ ', for this model only: recorded in ' ~ sl.sparkload_ledger_relation(this) ~ ' (applied_at NULL); every other model still applies '
+        ~ ('them' if skipped | length > 1 else 'it') ~ '.', info=true) }}
   {%- endif -%}
   {%- do store_raw_result(name='main', message=message, code='NO-OP' if not applied.loads and not rebuilt else 'OK', rows_affected=applied.rows) -%}
 {%- endmacro %}

@@ -286,8 +286,9 @@
   {{ return('') }}
 {%- endmacro %}
 
-{#- How to get past a load a model refuses for its data: abort it, so every model skips it (the hint says
-    so: an abort is not this model's alone). A config mistake never gets it: its fix is in the model.
+{#- How to get past a load a model refuses for its data: skip it for this model only (helpers/skip.sql:
+    recorded in its ledger; a child model names its root), or abort it, so every model skips it (the hint
+    says so: an abort is not this model's alone). A config mistake never gets it: its fix is in the model.
     `load_ids` is a list of ids, or with `as_sql` an SQL expression of one id; the pipeline is the loads'
     schema_name (`pipelines`: {load_id: schema_name} of the pending loads). -#}
 {% macro sparkload_abort_hint(cfg, pipelines, load_ids, as_sql=false) -%}
@@ -297,12 +298,16 @@
 {% macro default__sparkload_abort_hint(cfg, pipelines, load_ids, as_sql=false) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set pipeline = (pipelines.values() | select | list)[:1] | join or '<pipeline>' -%}
-  {%- set command = 'To skip the load instead, for every model that reads it (--abort affects every consumer of dataset ' ~ cfg.loads.schema
+  {%- set name = cfg.root.name if cfg.root is not none else model.name -%}
+  {%- set skip = 'To skip the load for this model only (recorded in its ledger; every other model still applies it): dbt run --select '
+        ~ name ~ ' --vars "{sparkload_skip_loads: {' ~ name ~ ': [\'' -%}
+  {%- set abort = '\']}}". To skip it for every model that reads it instead (--abort affects every consumer of dataset ' ~ cfg.loads.schema
         ~ ', also models that have not applied it yet): sparkload pipeline loads ' ~ pipeline ~ ' --dataset-name ' ~ cfg.loads.schema ~ ' --abort ' -%}
   {%- if as_sql -%}
-    {{ return('concat(' ~ sl.sparkload_literal(command) ~ ', ' ~ load_ids ~ ')') }}
+    {%- set q = sl.sparkload_literal -%}
+    {{ return('concat(' ~ q(skip) ~ ', ' ~ load_ids ~ ', ' ~ q(abort) ~ ', ' ~ load_ids ~ ')') }}
   {%- endif -%}
-  {{ return(command ~ load_ids | join(' --abort ')) }}
+  {{ return(skip ~ load_ids | join("', '") ~ abort ~ load_ids | join(' --abort ')) }}
 {%- endmacro %}
 
 {% macro _sparkload_fail(target, problem) -%}
@@ -310,9 +315,22 @@
 {%- endmacro %}
 
 {% macro default___sparkload_fail(target, problem) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set msg -%}
     sparkload model {{ model.name }} (table {{ target }}): {{ problem }} The table is unchanged.
   {%- endset -%}
+  {%- do sl._sparkload_raise(msg) -%}
+{%- endmacro %}
+
+{#- Stop the run with `msg`. dbt appends its macro stack (`> in macro ... > called by ...`, 6-8 lines) to a
+    compiler error, not to a runtime error: the sparkload adapter raises one (impl.py); on dbt-spark alone
+    (the package) a compiler error is the only error a macro can raise that does not read as a database's. -#}
+{% macro _sparkload_raise(msg) -%}
+  {{ return(adapter.dispatch('_sparkload_raise', 'sparkload')(msg)) }}
+{%- endmacro %}
+
+{% macro default___sparkload_raise(msg) -%}
+  {%- if adapter.raise_sparkload_error is defined -%}{%- do adapter.raise_sparkload_error(msg) -%}{%- endif -%}
   {{ exceptions.raise_compiler_error(msg) }}
 {%- endmacro %}
 

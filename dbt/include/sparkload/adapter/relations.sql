@@ -14,3 +14,27 @@
   {%- endcall -%}
   {{ return(load_result('show_tables_like').table) }}
 {%- endmacro %}
+
+{#- dbt-spark's view (spark__create_view_as, copied: its SQL has no place for a property) plus the user who
+    created it as the property `sparkload.owner`: the lakehouse's Iceberg view catalog keeps no owner (it drops
+    the reserved `owner` property), so `dbt docs generate` gave views none while tables have Spark's owner;
+    the catalog reads it back (impl.py, parse_describe_extended). -#}
+{% macro sparkload__create_view_as(relation, sql) -%}
+  {%- set owner = run_query('select current_user()').columns[0].values()[0] -%}
+  create or replace view {{ relation }}
+  {% if config.persist_column_docs() -%}
+    {% set model_columns = model.columns %}
+    {% set query_columns = get_columns_in_query(sql) %}
+    (
+    {{ get_persist_docs_column_list(model_columns, query_columns) }}
+    )
+  {% endif %}
+  {{ comment_clause() }}
+  tblproperties ('sparkload.owner' = '{{ owner | replace("\\", "\\\\") | replace("'", "\\'") }}')
+  {%- set contract_config = config.get('contract') -%}
+  {%- if contract_config.enforced -%}
+    {{ get_assert_columns_equivalent(sql) }}
+  {%- endif %}
+  as
+    {{ sql }}
+{% endmacro %}
