@@ -32,7 +32,7 @@ import json
 import logging
 import os
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional
@@ -276,7 +276,10 @@ def get_session(config: Optional[LakehouseConfig] = None):
     archive = class_archive.handed(config, conf)
     if archive is not None:
         conf[class_archive.DRIVER_OPTIONS] = class_archive.with_archive(conf, archive)
-    context = SparkContext.getOrCreate(SparkConf().setAll(list(conf.items())))
+    # the JVM's start-up lines (WARN NativeCodeLoader, the loopback address, ...) stay off the terminal
+    # on every path, the API's too; the `sparkload` command's --debug shows them
+    with quiet_jvm() if not log.isEnabledFor(logging.DEBUG) else nullcontext():
+        context = SparkContext.getOrCreate(SparkConf().setAll(list(conf.items())))
     hadoop = context._jsc.hadoopConfiguration()
     for key, value in s3_credentials_conf(config).items():
         hadoop.set(key, value)

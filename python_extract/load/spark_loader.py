@@ -31,7 +31,7 @@ from ..contract import LOAD_ID
 from ..errors import PipelineStepFailed
 from ..hooks import Hooks
 from ..lakehouse import session_format
-from ..lakehouse.abandoned import clear_abandoned_create
+from ..lakehouse.abandoned import abandoned_table, clear_abandoned_create
 from ..lakehouse.java_errors import exception_line
 from ..normalize.schema import arrow_of_spark
 from ..packages import LoadPackage, PackageStorage
@@ -57,15 +57,17 @@ CONFLICTS = ("CommitFailedException", "CommitStateUnknownException", "TableAlrea
 ATTEMPTS = 6
 
 
-def _retrying(step: Callable[[bool], None], what: str) -> None:
+def _retrying(spark, step: Callable[[bool], None], what: str) -> None:
     """Run `step(again)` (`again`: an earlier attempt may have written) until no conflict stops it."""
     for attempt in range(1, ATTEMPTS + 1):
         try:
             step(attempt > 1)
             return
         except Exception as e:  # noqa: BLE001 - only the conflicts above are retried
-            if attempt < ATTEMPTS and clear_abandoned_create(str(e)):  # a killed process's creation of the table: gone now
-                continue
+            abandoned = abandoned_table(str(e))
+            if attempt < ATTEMPTS and abandoned and clear_abandoned_create(
+                    str(e), lambda: spark.catalog.tableExists(abandoned[0].replace("`", ""))):
+                continue  # a killed process's creation of the table: gone now
             if attempt == ATTEMPTS or not any(marker in str(e) for marker in CONFLICTS):
                 raise
             log.warning("%s lost a race with another writer (attempt %d): %s", what, attempt, str(e).splitlines()[0][:200])
@@ -326,17 +328,17 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
     schema, state = package.schema, package.state
     step = LOADS_TABLE  # ensure_dataset creates the dataset and its system tables
     try:
-        _retrying(lambda again: ensure_dataset(spark, dataset), f"load {load_id} dataset {dataset}")
+        _retrying(spark, lambda again: ensure_dataset(spark, dataset), f"load {load_id} dataset {dataset}")
         refuse_unfit_tables(spark, package)
         steps: Dict[str, Callable[[], None]] = {
-            VERSION_TABLE: lambda: _retrying(lambda again: write_schema_version(spark, dataset, schema), f"load {load_id} {VERSION_TABLE}")}
+            VERSION_TABLE: lambda: _retrying(spark, lambda again: write_schema_version(spark, dataset, schema), f"load {load_id} {VERSION_TABLE}")}
         for table in package.tables():
             if not package.is_landed(table):
                 steps[table] = functools.partial(_land_marked, spark, package, table)
         if state is not None:
-            steps[STATE_TABLE] = functools.partial(_write_once, package, STATE_TABLE, lambda retry: write_state(
+            steps[STATE_TABLE] = functools.partial(_write_once, spark, package, STATE_TABLE, lambda retry: write_state(
                 spark, dataset, load_id, state, retry=retry))
-        steps[LOAD_TABLES_TABLE] = functools.partial(_write_once, package, LOAD_TABLES_TABLE, lambda retry: write_load_tables(
+        steps[LOAD_TABLES_TABLE] = functools.partial(_write_once, spark, package, LOAD_TABLES_TABLE, lambda retry: write_load_tables(
             spark, dataset, load_id, load_tables(package), retry=retry))
         tables = set(package.tables())
         futures = {threads.submit(run): name for name, run in steps.items()}
@@ -354,7 +356,7 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
         if state is not None:
             hooks.emit("state_written", package=package)
         step = LOADS_TABLE
-        _write_once(package, LOADS_TABLE, lambda retry: complete_load(spark, dataset, load_id, schema, retry=retry))
+        _write_once(spark, package, LOADS_TABLE, lambda retry: complete_load(spark, dataset, load_id, schema, retry=retry))
     except PipelineStepFailed:
         raise
     except Exception as e:  # noqa: BLE001 - rewrapped with the load and table named
@@ -365,13 +367,13 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
 
 
 def _land_marked(spark, package: LoadPackage, table: str) -> None:
-    _retrying(lambda again: land_table(spark, package, table), f"load {package.load_id} table {table}")
+    _retrying(spark, lambda again: land_table(spark, package, table), f"load {package.load_id} table {table}")
     package.mark_landed(table)
 
 
-def _write_once(package: LoadPackage, step: str, write: Callable[[bool], None]) -> None:
+def _write_once(spark, package: LoadPackage, step: str, write: Callable[[bool], None]) -> None:
     """`write(retry)` of a row-writing step, marked as started first: `retry` says an earlier attempt (a killed
     run, or a lost race) may have written, so the step checks before it writes again."""
     retry = package.landing_started(step)
     package.mark_landing(step)
-    _retrying(lambda again: write(retry or again), f"load {package.load_id} {step}")
+    _retrying(spark, lambda again: write(retry or again), f"load {package.load_id} {step}")

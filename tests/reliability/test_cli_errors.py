@@ -5,6 +5,8 @@ that need no Spark fail before any JVM starts."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -12,7 +14,7 @@ import pytest
 import python_extract as sl
 from python_extract import cli
 
-from .support import one_line, sparkload, write_source
+from .support import env, one_line, sparkload, write_source
 
 SOURCE = '''
 import python_extract as sl
@@ -148,3 +150,19 @@ def test_very_long_table_name__one_line_naming_it(lakehouse, names, tmp_path, ca
     assert line.startswith(f"sparkload: {tmp_path}/pipelines/{names.staging}/packages/new/") and "tttt...tttt" in line
     assert line.endswith(": the name is too long for the file system; shorten the table or resource name "
                          "(the `table_name` hint)")
+
+
+def test_python_api__a_script_prints_no_jvm_start_up_lines(tmp_path, names):
+    """A pipeline run from a Python script (the README's `python extract.py`) starts the JVM as quietly
+    as the `sparkload` command: no WARN lines of Spark, Hadoop or log4j on the terminal."""
+    script = tmp_path / "extract.py"
+    script.write_text(textwrap.dedent(f"""
+        import python_extract as sl
+        pipeline = sl.pipeline(pipeline_name={names.staging!r}, dataset_name={names.staging!r})
+        print(pipeline.run([{{"id": 1}}], table_name="items"))
+    """))
+    done = subprocess.run([sys.executable, str(script)], env=env(tmp_path / "lake"), cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "load package" in done.stdout.lower() or "loaded" in done.stdout.lower(), done.stdout
+    assert [line for line in done.stderr.splitlines() if line.strip()] == [], done.stderr[-3000:]

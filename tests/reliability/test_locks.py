@@ -119,7 +119,7 @@ def test_a_lost_race_on_the_catalog_is_retried__any_other_failure_is_not(monkeyp
                                "iceberg_namespace_properties ... Unique index or primary key violation")
 
     monkeypatch.setattr(spark_loader.time, "sleep", lambda seconds: None)
-    spark_loader._retrying(racing, "load 1 dataset d")
+    spark_loader._retrying(None, racing, "load 1 dataset d")
     assert calls == [False, True]
     calls.clear()
 
@@ -128,5 +128,5 @@ def test_a_lost_race_on_the_catalog_is_retried__any_other_failure_is_not(monkeyp
         raise RuntimeError("AnalysisException: cannot resolve column x")
 
     with pytest.raises(RuntimeError, match="cannot resolve"):
-        spark_loader._retrying(broken, "load 1 dataset d")
+        spark_loader._retrying(None, broken, "load 1 dataset d")
     assert calls == [False]

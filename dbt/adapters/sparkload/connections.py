@@ -218,11 +218,19 @@ class SparkloadConnectionManager(SparkConnectionManager):
         try:
             return super().add_query(sql, *args, **kwargs)
         except DbtRuntimeError as e:
-            from python_extract.lakehouse.abandoned import clear_abandoned_create
+            from python_extract.lakehouse.abandoned import abandoned_table, clear_abandoned_create
 
-            if not clear_abandoned_create(str(e.msg)):
+            found = abandoned_table(str(e.msg))
+            if found is None or not clear_abandoned_create(str(e.msg), lambda: self._table_listed(found[0])):
                 raise
             return super().add_query(sql, *args, **kwargs)
+
+    def _table_listed(self, quoted: str) -> bool:
+        """Whether the catalog lists `schema`.`table` (as Delta quotes a name in its errors)."""
+        schema, _, table = quoted.replace("`", "").rpartition(".")
+        pattern = table.replace("\\", "\\\\").replace("'", "\\'")
+        _, cursor = super().add_query(f"show tables in `{schema.replace('`', '``')}` like '{pattern}'")
+        return bool(cursor.fetchall())
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
