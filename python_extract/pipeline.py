@@ -40,6 +40,7 @@ from .load import destination, load_package, threads, unland_package
 from .locks import PipelineLock
 from .normalize import Schema
 from .normalize.naming import normalize_identifier
+from .normalize.schema_contract import check_contract
 from .packages import KEEP_LOADED, LoadPackage, PackageStorage
 from .state import State, decode_value, new_state
 from .timeutil import dev_mode_suffix
@@ -155,12 +156,12 @@ class Pipeline:
         finally:
             self.lock.release()
 
-    def run(self, data: Any, **hints: Unpack[TableHints]) -> LoadInfo:
+    def run(self, data: Any, schema_contract: Any = None, **hints: Unpack[TableHints]) -> LoadInfo:
         """Land what earlier runs left pending, restore state, then extract, normalize and load `data`;
         `hints` (the contract's TableHints: table_name, write_disposition, primary_key, merge_key, columns,
-        max_table_nesting) apply to every resource of it, as dlt's."""
+        max_table_nesting) and dlt's `schema_contract` apply to every resource of it, as dlt's."""
         current.activate(self)
-        resources = as_resources(data, hints)
+        resources = as_resources(data, hints, schema_contract)
         info = LoadInfo(self.pipeline_name, self.dataset_name)
         with self.writing():
             self._remember()
@@ -195,12 +196,12 @@ class Pipeline:
         self.state.pop("_load_id", None)
         self.default_schema = schema or Schema(self.pipeline_name)
 
-    def extract(self, data: Any, **hints: Unpack[TableHints]) -> List[LoadPackage]:
+    def extract(self, data: Any, schema_contract: Any = None, **hints: Unpack[TableHints]) -> List[LoadPackage]:
         """Extract and normalise `data` (what `run` takes: a resource, a source, a list of them, or items with
         `table_name`; the same hints) into sealed load packages; nothing lands until `load`. dlt's extract ->
         normalize -> load sequence works unchanged: `normalize` has nothing left to do."""
         current.activate(self)
-        resources = as_resources(data, hints)
+        resources = as_resources(data, hints, schema_contract)
         with self.writing():
             self.packages.discard_unsealed()
             self.sync_destination()
@@ -355,8 +356,9 @@ def _local_state(setting: str) -> Iterator[None]:
         raise from_os_error(e, setting) from e
 
 
-def as_resources(data: Any, hints: Dict[str, Any]) -> List[Resource]:
-    """What `run` accepts, as resources with the run's hints (TABLE_HINTS; another is a HintError) applied."""
+def as_resources(data: Any, hints: Dict[str, Any], schema_contract: Any = None) -> List[Resource]:
+    """What `run` accepts, as resources with the run's hints (TABLE_HINTS; another is a HintError) applied; a
+    `schema_contract` becomes each resource's and its source's, as dlt's `run` sets it (it wins over theirs)."""
     unknown = sorted(set(hints) - set(TABLE_HINTS))
     if unknown:
         named = ", ".join(f"{key}{did_you_mean(key, TABLE_HINTS)}" for key in unknown)
@@ -384,6 +386,11 @@ def as_resources(data: Any, hints: Dict[str, Any]) -> List[Resource]:
             raise HintError("run: table_name applies to one resource; this data has several")
         for res in resources:
             res.apply_hints(table_name=table_name, **hints)
+    if schema_contract is not None:
+        check_contract(schema_contract, "run")
+        for res in resources:
+            res.apply_hints(schema_contract=schema_contract)
+            res.source_schema_contract = schema_contract
     return resources
 
 
