@@ -369,6 +369,9 @@ def check_columns(columns: Any, owner: str) -> Dict[str, Dict[str, Any]]:
     closest valid name; dlt hints sparkload does not build are refused by name, never ignored."""
     if isinstance(columns, (list, tuple)) and all(isinstance(c, Mapping) and "name" in c for c in columns):
         columns = {c["name"]: {k: v for k, v in c.items() if k != "name"} for c in columns}  # dlt's list form
+    if hasattr(columns, "model_fields"):  # dlt maps a Pydantic model to columns and a schema contract; not built here
+        raise HintError(f"{owner}: columns={getattr(columns, '__name__', columns)!r} is a Pydantic model, which sparkload "
+                        "does not take as columns; give a mapping of column name to hints (and schema_contract=)")
     if not isinstance(columns, Mapping):
         raise HintError(f"{owner}: columns={columns!r}; expected a mapping of column name to hints")
     checked = {}
