@@ -48,6 +48,8 @@ from .timeutil import dev_mode_suffix
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's from Python 3.11; the package supports 3.10
 
+    from .dataset import Dataset, SqlClient
+
 log = logging.getLogger("sparkload.pipeline")
 PIPELINE_FILE = "pipeline.json"
 # the longest schema name every lakehouse catalog takes: Delta's Hive metastore (Iceberg's JDBC catalog: 255)
@@ -297,6 +299,29 @@ class Pipeline:
         if later:
             problem += f"; {len(later)} later pending package(s) moved with it"
         raise CorruptPackage(moved.root, damaged.load_id, problem, self.pipeline_name)
+
+    # -- reading the data back (dlt's dataset() and sql_client(): python_extract/dataset.py)
+    def dataset(self, schema: Optional[str] = None, dataset_type: str = "auto") -> "Dataset":
+        """dlt's: the staging dataset's tables as relations, read through Spark (`pipeline.dataset().issues.df()`).
+        `schema` may only name this pipeline's (sparkload keeps one); `dataset_type` is dlt's and changes nothing."""
+        from .dataset import Dataset
+
+        if schema not in (None, self.pipeline_name) and getattr(schema, "name", None) != self.pipeline_name:
+            raise ConfigError(f"pipeline {self.pipeline_name}: dataset(schema={schema!r}): sparkload keeps one schema per "
+                              "pipeline, named as the pipeline; leave schema out")
+        return Dataset(self)
+
+    def sql_client(self) -> "SqlClient":
+        """dlt's: `with pipeline.sql_client() as client: client.execute_sql("select ...")`, over Spark."""
+        from .dataset import SqlClient
+
+        return SqlClient(self)
+
+    @property
+    def last_trace(self) -> Any:
+        """dlt's run trace: not built in sparkload; refused by name rather than missing."""
+        raise ConfigError(f"pipeline {self.pipeline_name}: last_trace is not built in sparkload; the LoadInfo `run` "
+                          "returns has the load ids and row counts, `sparkload pipeline loads` lists completed loads")
 
     # -- inspection and maintenance (the CLI's `pipeline info|loads|drop|reset`)
     def resource_states(self) -> Dict[str, Dict[str, Any]]:
