@@ -16,13 +16,15 @@ Errors: `ConfigError` (a dataset name longer than a catalog takes, before any Sp
 """
 from __future__ import annotations
 
+import datetime
 import gc
 import json
 import logging
 import os
 import shutil
+import sys
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
@@ -44,6 +46,7 @@ from .normalize.schema_contract import check_contract
 from .packages import KEEP_LOADED, LoadPackage, PackageStorage
 from .state import State, decode_value, new_state
 from .timeutil import dev_mode_suffix
+from .trace import LoadInfo, PipelineTrace, Tracer
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's from Python 3.11; the package supports 3.10
@@ -54,37 +57,6 @@ log = logging.getLogger("sparkload.pipeline")
 PIPELINE_FILE = "pipeline.json"
 # the longest schema name every lakehouse catalog takes: Delta's Hive metastore (Iceberg's JDBC catalog: 255)
 MAX_DATASET_NAME = 128
-
-
-@dataclass
-class LoadInfo:
-    pipeline_name: str
-    dataset_name: str
-    load_ids: List[str] = field(default_factory=list)
-    row_counts: Dict[str, int] = field(default_factory=dict)
-
-    @property
-    def load_id(self) -> Optional[str]:
-        return self.load_ids[-1] if self.load_ids else None
-
-    @property
-    def loads_ids(self) -> List[str]:
-        """dlt's spelling."""
-        return self.load_ids
-
-    @property
-    def has_failed_jobs(self) -> bool:
-        """dlt's: always False here. A load lands whole or raises `PipelineStepFailed` (its tables as they
-        were), so a returned LoadInfo never holds a failed job."""
-        return False
-
-    def raise_on_failed_jobs(self) -> None:
-        """dlt's: nothing to raise (see `has_failed_jobs`); kept so a ported `load_info.raise_on_failed_jobs()`
-        stays as it was."""
-
-    def __str__(self) -> str:
-        tables = ", ".join(f"{t}: {n}" for t, n in self.row_counts.items()) or "no rows"
-        return f"pipeline {self.pipeline_name} loaded {', '.join(self.load_ids) or 'nothing'} into {self.dataset_name} ({tables})"
 
 
 @contextmanager
@@ -136,6 +108,7 @@ class Pipeline:
         self.state: State = new_state(pipeline_name)
         self.default_schema = Schema(pipeline_name)
         self._spark = None
+        self._last_trace: Optional[PipelineTrace] = None
 
     @property
     def spark(self):
@@ -161,19 +134,58 @@ class Pipeline:
     def run(self, data: Any, schema_contract: Any = None, **hints: Unpack[TableHints]) -> LoadInfo:
         """Land what earlier runs left pending, restore state, then extract, normalize and load `data`;
         `hints` (the contract's TableHints: table_name, write_disposition, primary_key, merge_key, columns,
-        max_table_nesting) and dlt's `schema_contract` apply to every resource of it, as dlt's."""
+        max_table_nesting) and dlt's `schema_contract` apply to every resource of it, as dlt's. The steps are
+        traced into `last_trace` (trace.py), kept on disk however the run ends."""
         current.activate(self)
         resources = as_resources(data, hints, schema_contract)
-        info = LoadInfo(self.pipeline_name, self.dataset_name)
-        with self.writing():
-            self._remember()
-            self.load(info)
-            try:
-                self.extract(resources)
-            finally:
-                self.load(info)
-        log.info("%s", info)
+        info = LoadInfo(self.pipeline_name, self.dataset_name, started_at=_utc_now(), first_run=not self.known())
+        tracer = Tracer(self.pipeline_name, self.dataset_name, self.working_dir)
+        self._last_trace = tracer.trace
+        failed = True
+        try:
+            with self.writing():
+                self._remember()
+                if self.packages.pending():
+                    self._traced_load(tracer, info)
+                try:
+                    with tracer.step("extract") as step:
+                        packages = self.extract(resources)
+                        step.step_info = tracer.info([p.load_id for p in packages], _row_counts(packages))
+                    with tracer.step("normalize") as step:  # done while extracting: the same packages, as dlt reports them
+                        step.step_info = tracer.info([p.load_id for p in packages], _row_counts(packages))
+                except BaseException:
+                    if self.packages.pending():  # what was sealed before the failure (date windows) still lands
+                        self._traced_load(tracer, info)
+                    raise
+                self._traced_load(tracer, info)
+            failed = False
+        finally:
+            info.finished_at = _utc_now()
+            tracer.run_step(info.started_at, info.finished_at, info.load_ids, info.row_counts, sys.exc_info()[1])
+            self._save_trace(tracer, failed)
+        log.info("%s", info.summary())
         return info
+
+    def _traced_load(self, tracer: Tracer, info: LoadInfo) -> None:
+        before, counts = len(info.load_ids), dict(info.row_counts)
+        with tracer.step("load") as step:
+            self.load(info)
+            step.step_info = tracer.info(info.load_ids[before:], {
+                t: n - counts.get(t, 0) for t, n in info.row_counts.items() if n != counts.get(t, 0)})
+
+    def _save_trace(self, tracer: Tracer, failed: bool) -> None:
+        try:
+            tracer.finish()
+        except OSError as e:
+            if not failed:
+                raise from_os_error(e, "--pipelines-dir") from e
+            log.warning("the trace of the failed run could not be written: %s", e)  # the run's own error matters more
+
+    @property
+    def last_trace(self) -> Optional[PipelineTrace]:
+        """dlt's: the trace of the last `run` of this pipeline, from this object or, after the process that ran it
+        ended, from its working directory; None when it never ran here."""
+        return self._last_trace or PipelineTrace.load(self.working_dir)
 
     def _remember(self) -> None:
         """Note the dataset in the working directory, so `sparkload pipeline NAME ...` finds it."""
@@ -270,7 +282,7 @@ class Pipeline:
 
     def load(self, info: Optional[LoadInfo] = None) -> LoadInfo:
         """Land every pending package, oldest first; a damaged one is quarantined (module docstring)."""
-        info = info or LoadInfo(self.pipeline_name, self.dataset_name)
+        info = info or LoadInfo(self.pipeline_name, self.dataset_name, started_at=_utc_now())
         with self.writing(), _local_state("--pipelines-dir"):
             pending = self.packages.pending()
             for n, package in enumerate(pending):
@@ -286,9 +298,11 @@ class Pipeline:
                 if problem is not None:
                     self._quarantine(pending[n:], problem)
                 info.load_ids.append(package.load_id)
+                info.package_row_counts[package.load_id] = package.row_counts()
                 for t, c in package.row_counts().items():
                     info.row_counts[t] = info.row_counts.get(t, 0) + c
             self.packages.prune_loaded(self.keep_loaded_packages)
+        info.finished_at = _utc_now()
         return info
 
     def _quarantine(self, packages: List[LoadPackage], problem: str) -> None:
@@ -316,12 +330,6 @@ class Pipeline:
         from .dataset import SqlClient
 
         return SqlClient(self)
-
-    @property
-    def last_trace(self) -> Any:
-        """dlt's run trace: not built in sparkload; refused by name rather than missing."""
-        raise ConfigError(f"pipeline {self.pipeline_name}: last_trace is not built in sparkload; the LoadInfo `run` "
-                          "returns has the load ids and row counts, `sparkload pipeline loads` lists completed loads")
 
     # -- inspection and maintenance (the CLI's `pipeline info|loads|drop|reset`)
     def resource_states(self) -> Dict[str, Dict[str, Any]]:
@@ -366,6 +374,18 @@ class Pipeline:
         self.load(info)
         info.row_counts = {f"dropped {t}": 0 for t in dropped}
         return info
+
+
+def _utc_now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def _row_counts(packages: List[LoadPackage]) -> Dict[str, int]:
+    counts: Dict[str, int] = {}
+    for package in packages:
+        for table, n in package.row_counts().items():
+            counts[table] = counts.get(table, 0) + n
+    return counts
 
 
 @contextmanager
