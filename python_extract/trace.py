@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import uuid
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
+
+from . import timeutil
+from .normalize.ids import uniq_id
 
 TRACE_FILE = "trace.json"
 ENGINE_VERSION = 1
@@ -136,7 +138,7 @@ def _encode(value: Any) -> Any:
 
 
 def _time(value: Optional[str]) -> Optional[dt.datetime]:
-    return dt.datetime.fromisoformat(value) if value else None
+    return timeutil.parse_iso(value).astimezone(dt.timezone.utc) if value else None
 
 
 @dataclass
@@ -201,7 +203,7 @@ class Tracer:
 
     def __init__(self, pipeline_name: str, dataset_name: str, working_dir: Path):
         self.pipeline_name, self.dataset_name, self.working_dir = pipeline_name, dataset_name, working_dir
-        self.trace = PipelineTrace(uuid.uuid4().hex, pipeline_name, _now())
+        self.trace = PipelineTrace(uniq_id(), pipeline_name, _now())
 
     @contextmanager
     def step(self, name: str) -> Iterator[StepTrace]:
