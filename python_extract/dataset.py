@@ -17,6 +17,7 @@ dataset does not have, naming it and the closest one.
 """
 from __future__ import annotations
 
+import datetime as dt
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -175,9 +176,14 @@ class Relation:
             raise DatasetError(f"chunk_size={chunk_size!r}: expected a whole number >= 1")
         frame = self._frame()
         schema = _arrow_schema(frame)
+        instants = [f.name for f in schema if pa.types.is_timestamp(f.type)]
         pending: List[Dict[str, Any]] = []
         for row in frame.toLocalIterator():
-            pending.append(row.asDict())
+            values = row.asDict()
+            for name in instants:  # pyspark gives a timestamp as a naive datetime in the process's local time
+                if values[name] is not None and values[name].tzinfo is None:
+                    values[name] = values[name].astimezone(dt.timezone.utc)
+            pending.append(values)
             if len(pending) == chunk_size:
                 yield pa.Table.from_pylist(pending, schema=schema)
                 pending = []

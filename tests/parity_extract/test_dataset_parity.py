@@ -81,9 +81,10 @@ def test_dataset_relation__holds_what_dlt_loaded(sides, name):
 
 def test_iter_df__chunks_of_chunk_size_holding_every_row(sides):
     theirs, ours = sides
-    chunks = list(ours.pipe.dataset().items.select("id").iter_df(chunk_size=2))
+    chunks = list(ours.pipe.dataset().items.select("id", "ts").iter_df(chunk_size=2))
     assert [len(c) for c in chunks] == [2, 2, 1]
-    assert sorted(i for c in chunks for i in c["id"]) == [r[0] for r in _duck(theirs, "select id from items order by id")]
+    got = sorted(_same(row for c in chunks for row in c.itertuples(index=False, name=None)))
+    assert got == _same(_duck(theirs, "select id, ts from items order by id"))
     record("reading data back", "identical")
 
 
