@@ -244,6 +244,8 @@ class Extractor:
         """The table of `item` (or the one `name`s: mark.with_table_name), added to the schema with the
         resource's hints when new."""
         table = normalize_path(name or (res.table_for(item) if item is not None else res.table_for({})))
+        if table in self.contracts.filtered_tables:  # the contract discards it: it stays out of the schema
+            return table
         first = table not in self._seen_tables
         existed = table in self.schema.tables
         if not existed:
@@ -256,13 +258,14 @@ class Extractor:
                 self.schema.tables[table].schema_contract = res.schema_contract
             if not existed:  # dlt decides on a new table before its hints typed any column
                 self.schema.tables[table].columns, hinted = {}, self.schema.tables[table].columns
+            allowed = False
             try:
                 allowed = self.contracts.table(table, item)
             finally:
                 if not existed:
                     self.schema.tables[table].columns = hinted
-            if not allowed and not existed:
-                del self.schema.tables[table]
+                if not allowed and not existed:  # a discarded or frozen new table never enters the schema
+                    del self.schema.tables[table]
         return table
 
     def _apply_hints(self, table: str, hints: Dict[str, Any]) -> None:

@@ -100,3 +100,14 @@ def test_a_contract_on_arrow_tables__is_refused_by_name(tmp_path):
     extraction.run(rows("t", [{"id": 1}]))
     with pytest.raises(PipelineStepFailed, match="on Arrow tables is not built in sparkload"):
         extraction.run(rows("t", pa.table({"id": [2]}), schema_contract="freeze"))
+
+
+def test_a_discarded_new_table__stays_out_of_the_schema_whichever_items_name_it(tmp_path):
+    extraction = Extraction(tmp_path)
+
+    @sl.resource(name="events", table_name=lambda e: e["kind"], schema_contract={"tables": "discard_row"})
+    def events():
+        yield [{"kind": "click", "id": 1}, {"kind": "view", "id": 2}, {"kind": "click", "id": 3}]
+
+    assert extraction.run(events) == {}
+    assert extraction.schema.tables == {}
