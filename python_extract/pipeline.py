@@ -26,7 +26,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional
 
 from .errors import (
     ConfigError, CorruptPackage, HintError, LocalStateError, PipelineStepFailed, did_you_mean, from_os_error, shown_name,
@@ -149,7 +149,7 @@ class Pipeline:
                     self._traced_load(tracer, info)
                 try:
                     with tracer.step("extract") as step:
-                        packages = self.extract(resources)
+                        packages = self._extract(resources)
                         step.step_info = tracer.info([p.load_id for p in packages], _row_counts(packages))
                     with tracer.step("normalize") as step:  # done while extracting: the same packages, as dlt reports them
                         step.step_info = tracer.info([p.load_id for p in packages], _row_counts(packages))
@@ -169,14 +169,15 @@ class Pipeline:
     def _traced_load(self, tracer: Tracer, info: LoadInfo) -> None:
         before, counts = len(info.load_ids), dict(info.row_counts)
         with tracer.step("load") as step:
-            self.load(info)
+            self._load(info)
             step.step_info = tracer.info(info.load_ids[before:], {
                 t: n - counts.get(t, 0) for t, n in info.row_counts.items() if n != counts.get(t, 0)})
 
-    def _save_trace(self, tracer: Tracer, failed: bool) -> None:
+    def _save_trace(self, tracer: Tracer, failed: bool, previous: Optional[PipelineTrace] = None) -> None:
         try:
-            tracer.finish()
+            self._last_trace = tracer.finish(previous)
         except OSError as e:
+            self._last_trace = tracer.trace
             if not failed:
                 raise from_os_error(e, "--pipelines-dir") from e
             log.warning("the trace of the failed run could not be written: %s", e)  # the run's own error matters more
@@ -202,9 +203,10 @@ class Pipeline:
     def sync_destination(self) -> None:
         """Take state and schema from the destination: the newest complete load's (a new machine with
         an empty working directory continues from the right cursor)."""
+        spark = self.spark  # once, here: two threads starting the session at once race on the lakehouse's format record
         read = threads.at_once({
-            "state": lambda: destination.read_state(self.spark, self.dataset_name, self.pipeline_name),
-            "schema": lambda: destination.read_schema(self.spark, self.dataset_name, self.pipeline_name)})
+            "state": lambda: destination.read_state(spark, self.dataset_name, self.pipeline_name),
+            "schema": lambda: destination.read_schema(spark, self.dataset_name, self.pipeline_name)})
         stored, schema = read["state"], read["schema"]
         self.state = stored or new_state(self.pipeline_name)
         self.state.pop("_load_id", None)
@@ -213,9 +215,28 @@ class Pipeline:
     def extract(self, data: Any, schema_contract: Any = None, **hints: Unpack[TableHints]) -> List[LoadPackage]:
         """Extract and normalise `data` (what `run` takes: a resource, a source, a list of them, or items with
         `table_name`; the same hints) into sealed load packages; nothing lands until `load`. dlt's extract ->
-        normalize -> load sequence works unchanged: `normalize` has nothing left to do."""
+        normalize -> load sequence works unchanged: `normalize` has nothing left to do. Traced as dlt's: a
+        trace of one `extract` step."""
         current.activate(self)
         resources = as_resources(data, hints, schema_contract)
+        return self._traced_alone("extract", lambda: self._extract(resources),
+                                  lambda tracer, packages: tracer.info([p.load_id for p in packages], _row_counts(packages)))
+
+    def _traced_alone(self, name: str, call: Callable[[], Any], describe: Callable[[Tracer, Any], Any]) -> Any:
+        """`call()` traced as a trace of one step `name` (dlt traces extract, normalize and load called alone)."""
+        previous = self.last_trace
+        tracer = Tracer(self.pipeline_name, self.dataset_name, self.working_dir)
+        failed = True
+        try:
+            with tracer.step(name) as step:
+                result = call()
+                step.step_info = describe(tracer, result)
+            failed = False
+            return result
+        finally:
+            self._save_trace(tracer, failed, previous)
+
+    def _extract(self, resources: List[Resource]) -> List[LoadPackage]:
         with self.writing():
             self.packages.discard_unsealed()
             self.sync_destination()
@@ -258,7 +279,9 @@ class Pipeline:
         into load packages, so this only answers which loads wait for `load` (their ids, oldest first)."""
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ConfigError(f"normalize: workers={workers!r} is not a positive integer")
-        return [p.load_id for p in self.packages.pending()]
+        pending = self.packages.pending()
+        return self._traced_alone("normalize", lambda: [p.load_id for p in pending],
+                                  lambda tracer, ids: tracer.info(ids, _row_counts(pending)))
 
     @property
     def has_pending_data(self) -> bool:
@@ -281,7 +304,12 @@ class Pipeline:
         return packages[-1] if packages else None
 
     def load(self, info: Optional[LoadInfo] = None) -> LoadInfo:
-        """Land every pending package, oldest first; a damaged one is quarantined (module docstring)."""
+        """Land every pending package, oldest first; a damaged one is quarantined (module docstring). Traced as
+        dlt's: a trace of one `load` step."""
+        return self._traced_alone("load", lambda: self._load(info),
+                                  lambda tracer, landed: tracer.info(landed.load_ids, landed.row_counts))
+
+    def _load(self, info: Optional[LoadInfo] = None) -> LoadInfo:
         info = info or LoadInfo(self.pipeline_name, self.dataset_name, started_at=_utc_now())
         with self.writing(), _local_state("--pipelines-dir"):
             pending = self.packages.pending()
@@ -356,7 +384,7 @@ class Pipeline:
             return self._reset(resources, drop_tables)
 
     def _reset(self, resources: Optional[List[str]], drop_tables: bool) -> LoadInfo:
-        info = self.load()
+        info = self._load()
         self.sync_destination()
         dropped: List[str] = []
         for source in self.state.get("sources", {}).values():
@@ -371,7 +399,7 @@ class Pipeline:
         extractor = Extractor(self.packages, self.dataset_name, self.default_schema, self.state, self.hooks,
                               default_source=self.pipeline_name)
         extractor.seal_state()
-        self.load(info)
+        self._load(info)
         info.row_counts = {f"dropped {t}": 0 for t in dropped}
         return info
 

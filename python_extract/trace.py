@@ -25,6 +25,7 @@ from . import timeutil
 from .normalize.ids import uniq_id
 
 TRACE_FILE = "trace.json"
+MAX_STEPS = 100  # steps a trace keeps as single calls join it (dlt's)
 ENGINE_VERSION = 1
 
 
@@ -227,7 +228,13 @@ class Tracer:
         self.trace.steps.append(StepTrace("run", started_at, finished_at, self.info(load_ids, row_counts),
                                           None if error is None else f"{type(error).__name__}: {error}"))
 
-    def finish(self) -> PipelineTrace:
+    def finish(self, previous: Optional[PipelineTrace] = None) -> PipelineTrace:
+        """End the trace and keep it. A trace of one step (extract, normalize or load called alone) joins
+        `previous`, keeping its last MAX_STEPS steps, as dlt's `merge_traces`; a run's replaces it."""
         self.trace.finished_at = _now()
+        if previous is not None and len(self.trace.steps) == 1:
+            previous.steps = (previous.steps + self.trace.steps)[-MAX_STEPS:]
+            previous.finished_at = self.trace.finished_at
+            self.trace = previous
         self.trace.save(self.working_dir)
         return self.trace

@@ -93,3 +93,22 @@ def test_load_info__printed_and_as_a_dict_as_dlts(runs):
     assert [p["state"] for p in ours_dict["load_packages"]] == [p["state"] for p in their_dict["load_packages"]]
     assert json.loads(json.dumps(ours_dict, default=str))["loads_ids"] == [ours.load_id]
     record("traces", "identical")
+
+
+def test_extract_normalize_load_called_alone__join_one_trace_as_dlts(home, lakehouse):
+    import dlt
+
+    theirs, ours = DltSide(home, "trace_steps"), SparkloadSide(lakehouse, home, "trace_steps")
+    seen = {"dlt": [], "sparkload": []}
+    for side, pipe, make in (("dlt", theirs.pipeline, dlt.resource), ("sparkload", ours.pipe, sl.resource)):
+        pipe.extract(make(ROWS, name="items"))
+        seen[side].append([s.step for s in pipe.last_trace.steps])
+        pipe.normalize()
+        seen[side].append([s.step for s in pipe.last_trace.steps])
+        pipe.load()
+        seen[side].append([s.step for s in pipe.last_trace.steps])
+    assert seen["sparkload"] == seen["dlt"] == [["extract"], ["extract", "normalize"], ["extract", "normalize", "load"]]
+    their_load, our_load = theirs.pipeline.last_trace.last_load_info, ours.pipe.last_trace.last_load_info
+    assert len(our_load.loads_ids) == len(their_load.loads_ids) == 1
+    assert ours.pipe.last_trace.last_extract_info.row_counts == {"items": 2, "items__kids": 2}
+    record("traces", "identical")
