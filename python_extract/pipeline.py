@@ -180,7 +180,7 @@ class Pipeline:
             self._last_trace = tracer.trace
             if not failed:
                 raise from_os_error(e, "--pipelines-dir") from e
-            log.warning("the trace of the failed run could not be written: %s", e)  # the run's own error matters more
+            log.info("the trace of the failed run could not be written: %s", e)  # the run's own error is the one line
 
     @property
     def last_trace(self) -> Optional[PipelineTrace]:
