@@ -249,6 +249,16 @@ def _cmd_loads(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_trace(args: argparse.Namespace) -> int:
+    pipe = _named_pipeline(args)
+    trace = pipe.last_trace
+    if trace is None:
+        raise UnknownPipeline(f"no trace of pipeline {pipe.pipeline_name!r}: it never ran with pipelines dir "
+                              f"{pipe.working_dir.parent} (traces are kept where it ran; check the name or --pipelines-dir)")
+    print(trace)
+    return 0
+
+
 def _confirm(question: str, yes: bool, flag: str = "--yes") -> None:
     """Ask on the terminal; without one, refuse unless `yes`."""
     if yes:
@@ -344,7 +354,7 @@ def _wait_option(p: argparse.ArgumentParser) -> None:
 
 
 def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Add `run` and `pipeline {info,loads,packages,reset,drop,expire}` to the `sparkload` parser."""
+    """Add `run` and `pipeline {info,loads,trace,packages,reset,drop,expire}` to the `sparkload` parser."""
     run = sub.add_parser("run", help="run a pipeline: extract, normalise and land a source",
                          description="Land pending packages, restore state from the lakehouse, then extract TARGET "
                                      "into load packages and land them. Shows progress on a terminal and a closing summary.")
@@ -364,9 +374,10 @@ def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser
     run.set_defaults(func=_cmd_run)
 
     pipe = sub.add_parser("pipeline", help="inspect and maintain a pipeline's state and loads").add_subparsers(
-        dest="action", required=True, metavar="ACTION", help="info | loads | packages | reset | drop | expire")
+        dest="action", required=True, metavar="ACTION", help="info | loads | trace | packages | reset | drop | expire")
     for name, fn, text in (("info", _cmd_info, "state, cursors, pending packages and the last loads"),
                            ("loads", _cmd_loads, "completed loads with status and row counts per table"),
+                           ("trace", _cmd_trace, "the last run's steps: timings, row counts per table, the failed step's error"),
                            ("packages", _cmd_packages, "pending, failed and loaded load packages; drop failed or pending ones"),
                            ("reset", _cmd_reset, "wipe the state of resources (--resource ..., or every resource after asking)"),
                            ("drop", _cmd_reset, "wipe the state of --resource ... and, with --drop-tables, their tables")):

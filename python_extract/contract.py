@@ -27,12 +27,18 @@ MergeStrategy = Literal["delete-insert", "upsert", "scd2", "insert-only"]
 DedupSortOrder = Literal["asc", "desc"]
 TableFormat = Literal["delta", "iceberg"]  # the formats with row-level MERGE
 DataType = Literal["text", "bigint", "double", "bool", "decimal", "timestamp", "date", "json", "binary"]
+# dlt's schema contract: what may change in a table's schema, and what happens to data that would change it.
+# Extractor-only: the dbt side never sees a contract, so vocabulary() leaves these out.
+SchemaContractEntity = Literal["tables", "columns", "data_type"]
+SchemaEvolutionMode = Literal["evolve", "freeze", "discard_row", "discard_value"]
 
 WRITE_DISPOSITIONS: Tuple[str, ...] = get_args(WriteDisposition)
 MERGE_STRATEGIES: Tuple[str, ...] = get_args(MergeStrategy)
 DEDUP_SORT_ORDERS: Tuple[str, ...] = get_args(DedupSortOrder)
 TABLE_FORMATS: Tuple[str, ...] = get_args(TableFormat)
 DATA_TYPES: Tuple[str, ...] = get_args(DataType)
+SCHEMA_CONTRACT_ENTITIES: Tuple[str, ...] = get_args(SchemaContractEntity)
+SCHEMA_EVOLUTION_MODES: Tuple[str, ...] = get_args(SchemaEvolutionMode)
 DEFAULT_WRITE_DISPOSITION: WriteDisposition = "append"
 DEFAULT_MERGE_STRATEGY: MergeStrategy = "delete-insert"
 
@@ -365,6 +371,9 @@ def check_columns(columns: Any, owner: str) -> Dict[str, Dict[str, Any]]:
     closest valid name; dlt hints sparkload does not build are refused by name, never ignored."""
     if isinstance(columns, (list, tuple)) and all(isinstance(c, Mapping) and "name" in c for c in columns):
         columns = {c["name"]: {k: v for k, v in c.items() if k != "name"} for c in columns}  # dlt's list form
+    if hasattr(columns, "model_fields"):  # dlt maps a Pydantic model to columns and a schema contract; not built here
+        raise HintError(f"{owner}: columns={getattr(columns, '__name__', columns)!r} is a Pydantic model, which sparkload "
+                        "does not take as columns; give a mapping of column name to hints (and schema_contract=)")
     if not isinstance(columns, Mapping):
         raise HintError(f"{owner}: columns={columns!r}; expected a mapping of column name to hints")
     checked = {}

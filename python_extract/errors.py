@@ -45,6 +45,11 @@ class PipelineStepFailed(SparkloadError):
         where = "".join([f" load {load_id}" if load_id else "", f" table {table}" if table else ""])
         super().__init__(f"{step} step failed{where}: {message}")
 
+    @property
+    def exception(self) -> Optional[BaseException]:
+        """dlt's attribute: the error the step failed with (e.g. a schema contract's `DataValidationError`)."""
+        return self.__cause__
+
 
 class ConfigError(SparkloadError):
     """Bad arguments or configuration: nothing ran."""

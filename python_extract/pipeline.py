@@ -16,15 +16,17 @@ Errors: `ConfigError` (a dataset name longer than a catalog takes, before any Sp
 """
 from __future__ import annotations
 
+import datetime
 import gc
 import json
 import logging
 import os
 import shutil
+import sys
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional
 
 from .errors import (
     ConfigError, CorruptPackage, HintError, LocalStateError, PipelineStepFailed, did_you_mean, from_os_error, shown_name,
@@ -40,48 +42,21 @@ from .load import destination, load_package, threads, unland_package
 from .locks import PipelineLock
 from .normalize import Schema
 from .normalize.naming import normalize_identifier
+from .normalize.schema_contract import check_contract
 from .packages import KEEP_LOADED, LoadPackage, PackageStorage
 from .state import State, decode_value, new_state
 from .timeutil import dev_mode_suffix
+from .trace import LoadInfo, PipelineTrace, Tracer
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's from Python 3.11; the package supports 3.10
+
+    from .dataset import Dataset, SqlClient
 
 log = logging.getLogger("sparkload.pipeline")
 PIPELINE_FILE = "pipeline.json"
 # the longest schema name every lakehouse catalog takes: Delta's Hive metastore (Iceberg's JDBC catalog: 255)
 MAX_DATASET_NAME = 128
-
-
-@dataclass
-class LoadInfo:
-    pipeline_name: str
-    dataset_name: str
-    load_ids: List[str] = field(default_factory=list)
-    row_counts: Dict[str, int] = field(default_factory=dict)
-
-    @property
-    def load_id(self) -> Optional[str]:
-        return self.load_ids[-1] if self.load_ids else None
-
-    @property
-    def loads_ids(self) -> List[str]:
-        """dlt's spelling."""
-        return self.load_ids
-
-    @property
-    def has_failed_jobs(self) -> bool:
-        """dlt's: always False here. A load lands whole or raises `PipelineStepFailed` (its tables as they
-        were), so a returned LoadInfo never holds a failed job."""
-        return False
-
-    def raise_on_failed_jobs(self) -> None:
-        """dlt's: nothing to raise (see `has_failed_jobs`); kept so a ported `load_info.raise_on_failed_jobs()`
-        stays as it was."""
-
-    def __str__(self) -> str:
-        tables = ", ".join(f"{t}: {n}" for t, n in self.row_counts.items()) or "no rows"
-        return f"pipeline {self.pipeline_name} loaded {', '.join(self.load_ids) or 'nothing'} into {self.dataset_name} ({tables})"
 
 
 @contextmanager
@@ -133,6 +108,7 @@ class Pipeline:
         self.state: State = new_state(pipeline_name)
         self.default_schema = Schema(pipeline_name)
         self._spark = None
+        self._last_trace: Optional[PipelineTrace] = None
 
     @property
     def spark(self):
@@ -155,22 +131,62 @@ class Pipeline:
         finally:
             self.lock.release()
 
-    def run(self, data: Any, **hints: Unpack[TableHints]) -> LoadInfo:
+    def run(self, data: Any, schema_contract: Any = None, **hints: Unpack[TableHints]) -> LoadInfo:
         """Land what earlier runs left pending, restore state, then extract, normalize and load `data`;
         `hints` (the contract's TableHints: table_name, write_disposition, primary_key, merge_key, columns,
-        max_table_nesting) apply to every resource of it, as dlt's."""
+        max_table_nesting) and dlt's `schema_contract` apply to every resource of it, as dlt's. The steps are
+        traced into `last_trace` (trace.py), kept on disk however the run ends."""
         current.activate(self)
-        resources = as_resources(data, hints)
-        info = LoadInfo(self.pipeline_name, self.dataset_name)
-        with self.writing():
-            self._remember()
-            self.load(info)
-            try:
-                self.extract(resources)
-            finally:
-                self.load(info)
-        log.info("%s", info)
+        resources = as_resources(data, hints, schema_contract)
+        info = LoadInfo(self.pipeline_name, self.dataset_name, started_at=_utc_now(), first_run=not self.known())
+        tracer = Tracer(self.pipeline_name, self.dataset_name, self.working_dir)
+        self._last_trace = tracer.trace
+        failed = True
+        try:
+            with self.writing():
+                self._remember()
+                if self.packages.pending():
+                    self._traced_load(tracer, info)
+                try:
+                    with tracer.step("extract") as step:
+                        packages = self._extract(resources)
+                        step.step_info = tracer.info([p.load_id for p in packages], _row_counts(packages))
+                    with tracer.step("normalize") as step:  # done while extracting: the same packages, as dlt reports them
+                        step.step_info = tracer.info([p.load_id for p in packages], _row_counts(packages))
+                except BaseException:
+                    if self.packages.pending():  # what was sealed before the failure (date windows) still lands
+                        self._traced_load(tracer, info)
+                    raise
+                self._traced_load(tracer, info)
+            failed = False
+        finally:
+            info.finished_at = _utc_now()
+            tracer.run_step(info.started_at, info.finished_at, info.load_ids, info.row_counts, sys.exc_info()[1])
+            self._save_trace(tracer, failed)
+        log.info("%s", info.summary())
         return info
+
+    def _traced_load(self, tracer: Tracer, info: LoadInfo) -> None:
+        before, counts = len(info.load_ids), dict(info.row_counts)
+        with tracer.step("load") as step:
+            self._load(info)
+            step.step_info = tracer.info(info.load_ids[before:], {
+                t: n - counts.get(t, 0) for t, n in info.row_counts.items() if n != counts.get(t, 0)})
+
+    def _save_trace(self, tracer: Tracer, failed: bool, previous: Optional[PipelineTrace] = None) -> None:
+        try:
+            self._last_trace = tracer.finish(previous)
+        except OSError as e:
+            self._last_trace = tracer.trace
+            if not failed:
+                raise from_os_error(e, "--pipelines-dir") from e
+            log.info("the trace of the failed run could not be written: %s", e)  # the run's own error is the one line
+
+    @property
+    def last_trace(self) -> Optional[PipelineTrace]:
+        """dlt's: the trace of the last `run` of this pipeline, from this object or, after the process that ran it
+        ended, from its working directory; None when it never ran here."""
+        return self._last_trace or PipelineTrace.load(self.working_dir)
 
     def _remember(self) -> None:
         """Note the dataset in the working directory, so `sparkload pipeline NAME ...` finds it."""
@@ -187,20 +203,40 @@ class Pipeline:
     def sync_destination(self) -> None:
         """Take state and schema from the destination: the newest complete load's (a new machine with
         an empty working directory continues from the right cursor)."""
+        spark = self.spark  # once, here: two threads starting the session at once race on the lakehouse's format record
         read = threads.at_once({
-            "state": lambda: destination.read_state(self.spark, self.dataset_name, self.pipeline_name),
-            "schema": lambda: destination.read_schema(self.spark, self.dataset_name, self.pipeline_name)})
+            "state": lambda: destination.read_state(spark, self.dataset_name, self.pipeline_name),
+            "schema": lambda: destination.read_schema(spark, self.dataset_name, self.pipeline_name)})
         stored, schema = read["state"], read["schema"]
         self.state = stored or new_state(self.pipeline_name)
         self.state.pop("_load_id", None)
         self.default_schema = schema or Schema(self.pipeline_name)
 
-    def extract(self, data: Any, **hints: Unpack[TableHints]) -> List[LoadPackage]:
+    def extract(self, data: Any, schema_contract: Any = None, **hints: Unpack[TableHints]) -> List[LoadPackage]:
         """Extract and normalise `data` (what `run` takes: a resource, a source, a list of them, or items with
         `table_name`; the same hints) into sealed load packages; nothing lands until `load`. dlt's extract ->
-        normalize -> load sequence works unchanged: `normalize` has nothing left to do."""
+        normalize -> load sequence works unchanged: `normalize` has nothing left to do. Traced as dlt's: a
+        trace of one `extract` step."""
         current.activate(self)
-        resources = as_resources(data, hints)
+        resources = as_resources(data, hints, schema_contract)
+        return self._traced_alone("extract", lambda: self._extract(resources),
+                                  lambda tracer, packages: tracer.info([p.load_id for p in packages], _row_counts(packages)))
+
+    def _traced_alone(self, name: str, call: Callable[[], Any], describe: Callable[[Tracer, Any], Any]) -> Any:
+        """`call()` traced as a trace of one step `name` (dlt traces extract, normalize and load called alone)."""
+        previous = self.last_trace
+        tracer = Tracer(self.pipeline_name, self.dataset_name, self.working_dir)
+        failed = True
+        try:
+            with tracer.step(name) as step:
+                result = call()
+                step.step_info = describe(tracer, result)
+            failed = False
+            return result
+        finally:
+            self._save_trace(tracer, failed, previous)
+
+    def _extract(self, resources: List[Resource]) -> List[LoadPackage]:
         with self.writing():
             self.packages.discard_unsealed()
             self.sync_destination()
@@ -243,7 +279,9 @@ class Pipeline:
         into load packages, so this only answers which loads wait for `load` (their ids, oldest first)."""
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ConfigError(f"normalize: workers={workers!r} is not a positive integer")
-        return [p.load_id for p in self.packages.pending()]
+        pending = self.packages.pending()
+        return self._traced_alone("normalize", lambda: [p.load_id for p in pending],
+                                  lambda tracer, ids: tracer.info(ids, _row_counts(pending)))
 
     @property
     def has_pending_data(self) -> bool:
@@ -266,8 +304,13 @@ class Pipeline:
         return packages[-1] if packages else None
 
     def load(self, info: Optional[LoadInfo] = None) -> LoadInfo:
-        """Land every pending package, oldest first; a damaged one is quarantined (module docstring)."""
-        info = info or LoadInfo(self.pipeline_name, self.dataset_name)
+        """Land every pending package, oldest first; a damaged one is quarantined (module docstring). Traced as
+        dlt's: a trace of one `load` step."""
+        return self._traced_alone("load", lambda: self._load(info),
+                                  lambda tracer, landed: tracer.info(landed.load_ids, landed.row_counts))
+
+    def _load(self, info: Optional[LoadInfo] = None) -> LoadInfo:
+        info = info or LoadInfo(self.pipeline_name, self.dataset_name, started_at=_utc_now())
         with self.writing(), _local_state("--pipelines-dir"):
             pending = self.packages.pending()
             for n, package in enumerate(pending):
@@ -283,9 +326,11 @@ class Pipeline:
                 if problem is not None:
                     self._quarantine(pending[n:], problem)
                 info.load_ids.append(package.load_id)
+                info.package_row_counts[package.load_id] = package.row_counts()
                 for t, c in package.row_counts().items():
                     info.row_counts[t] = info.row_counts.get(t, 0) + c
             self.packages.prune_loaded(self.keep_loaded_packages)
+        info.finished_at = _utc_now()
         return info
 
     def _quarantine(self, packages: List[LoadPackage], problem: str) -> None:
@@ -296,6 +341,23 @@ class Pipeline:
         if later:
             problem += f"; {len(later)} later pending package(s) moved with it"
         raise CorruptPackage(moved.root, damaged.load_id, problem, self.pipeline_name)
+
+    # -- reading the data back (dlt's dataset() and sql_client(): python_extract/dataset.py)
+    def dataset(self, schema: Optional[str] = None, dataset_type: str = "auto") -> "Dataset":
+        """dlt's: the staging dataset's tables as relations, read through Spark (`pipeline.dataset().issues.df()`).
+        `schema` may only name this pipeline's (sparkload keeps one); `dataset_type` is dlt's and changes nothing."""
+        from .dataset import Dataset
+
+        if schema not in (None, self.pipeline_name) and getattr(schema, "name", None) != self.pipeline_name:
+            raise ConfigError(f"pipeline {self.pipeline_name}: dataset(schema={schema!r}): sparkload keeps one schema per "
+                              "pipeline, named as the pipeline; leave schema out")
+        return Dataset(self)
+
+    def sql_client(self) -> "SqlClient":
+        """dlt's: `with pipeline.sql_client() as client: client.execute_sql("select ...")`, over Spark."""
+        from .dataset import SqlClient
+
+        return SqlClient(self)
 
     # -- inspection and maintenance (the CLI's `pipeline info|loads|drop|reset`)
     def resource_states(self) -> Dict[str, Dict[str, Any]]:
@@ -322,7 +384,7 @@ class Pipeline:
             return self._reset(resources, drop_tables)
 
     def _reset(self, resources: Optional[List[str]], drop_tables: bool) -> LoadInfo:
-        info = self.load()
+        info = self._load()
         self.sync_destination()
         dropped: List[str] = []
         for source in self.state.get("sources", {}).values():
@@ -337,9 +399,21 @@ class Pipeline:
         extractor = Extractor(self.packages, self.dataset_name, self.default_schema, self.state, self.hooks,
                               default_source=self.pipeline_name)
         extractor.seal_state()
-        self.load(info)
+        self._load(info)
         info.row_counts = {f"dropped {t}": 0 for t in dropped}
         return info
+
+
+def _utc_now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def _row_counts(packages: List[LoadPackage]) -> Dict[str, int]:
+    counts: Dict[str, int] = {}
+    for package in packages:
+        for table, n in package.row_counts().items():
+            counts[table] = counts.get(table, 0) + n
+    return counts
 
 
 @contextmanager
@@ -355,8 +429,9 @@ def _local_state(setting: str) -> Iterator[None]:
         raise from_os_error(e, setting) from e
 
 
-def as_resources(data: Any, hints: Dict[str, Any]) -> List[Resource]:
-    """What `run` accepts, as resources with the run's hints (TABLE_HINTS; another is a HintError) applied."""
+def as_resources(data: Any, hints: Dict[str, Any], schema_contract: Any = None) -> List[Resource]:
+    """What `run` accepts, as resources with the run's hints (TABLE_HINTS; another is a HintError) applied; a
+    `schema_contract` becomes each resource's and its source's, as dlt's `run` sets it (it wins over theirs)."""
     unknown = sorted(set(hints) - set(TABLE_HINTS))
     if unknown:
         named = ", ".join(f"{key}{did_you_mean(key, TABLE_HINTS)}" for key in unknown)
@@ -384,6 +459,11 @@ def as_resources(data: Any, hints: Dict[str, Any]) -> List[Resource]:
             raise HintError("run: table_name applies to one resource; this data has several")
         for res in resources:
             res.apply_hints(table_name=table_name, **hints)
+    if schema_contract is not None:
+        check_contract(schema_contract, "run")
+        for res in resources:
+            res.apply_hints(schema_contract=schema_contract)
+            res.source_schema_contract = schema_contract
     return resources
 
 

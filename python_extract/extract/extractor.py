@@ -22,12 +22,13 @@ import time
 from typing import IO, Any, Dict, Iterator, List, Optional
 
 from ..contract import KEY_HINTS, as_key_list, check_columns, split_disposition
-from ..errors import PipelineStepFailed, SparkloadError
+from ..errors import HintError, PipelineStepFailed, SparkloadError
 from ..hooks import Hooks
 from ..normalize import Schema, normalize_item
 from ..normalize.arrow_batch import normalize_batch
 from ..normalize.naming import normalize_identifier, normalize_path
 from ..normalize.not_null import NotNullCheck
+from ..normalize.schema_contract import EVOLVE, ContractGate, DiscardRow
 from ..packages import LoadPackage, PackageStorage, PackageWriter, new_load_id
 from ..state import State, resource_state, snapshot
 from . import current
@@ -54,6 +55,8 @@ class Extractor:
         self._committed = json.dumps(snapshot(state), sort_keys=True)
         self.not_null = NotNullCheck(schema)
         self._tees: Dict[str, Optional[IO[bytes]]] = {}  # a parent's name -> what its run kept for its transformers
+        self.contracts = ContractGate(schema)
+        self._seen_tables: set = set()  # tables whose resource hints this extraction applied (schema contract)
 
     @property
     def writer(self) -> PackageWriter:
@@ -70,6 +73,7 @@ class Extractor:
         names = {r.name for r in resources}
         self._tees = {
             r.parent.name: None for r in resources if r.is_transformer and r.parent is not None and r.parent.name in names}
+        self.schema.variant_gate = self.contracts.variant
         try:
             for res in resources:
                 self._extract_resource(res)
@@ -80,6 +84,7 @@ class Extractor:
                 self._writer = None
             raise
         finally:
+            self.schema.variant_gate = None
             for tee in self._tees.values():
                 if tee is not None:
                     tee.close()
@@ -88,6 +93,7 @@ class Extractor:
     def _extract_resource(self, res: Resource) -> None:
         source = res.source_name or self.default_source
         rstate = resource_state(self.state, source, res.name)
+        self.contracts.source_contract = res.source_schema_contract
         with current.extracting(source, res.name, self.state["sources"][source], rstate):
             self._extract_resource_with(res, rstate)
 
@@ -160,6 +166,8 @@ class Extractor:
                 empty = limit_ is not None and (  # an empty list or Arrow table
                     (page_type is list and not page) or (_is_arrow(page) and page.num_rows == 0))
                 pages += page_type is not dict  # a page is a list of items or an Arrow table
+                if page_type is list and not page and res.schema_contract is not None and not callable(res.table_name):
+                    marked or self._table(res, None)  # dlt checks a frozen new table on an empty page too
                 yields += 1
                 closing = False
                 kept_page: Optional[List[Any]] = [] if tee is not None else None  # what a transformer is fed
@@ -236,10 +244,28 @@ class Extractor:
         """The table of `item` (or the one `name`s: mark.with_table_name), added to the schema with the
         resource's hints when new."""
         table = normalize_path(name or (res.table_for(item) if item is not None else res.table_for({})))
-        if table not in self.schema.tables:
+        if table in self.contracts.filtered_tables:  # the contract discards it: it stays out of the schema
+            return table
+        first = table not in self._seen_tables
+        existed = table in self.schema.tables
+        if not existed:
             self.schema.table(table, write_disposition=res.write_disposition, merge_strategy=res.merge_strategy,
                               merge_options=dict(res.merge_options), resource=res.name)
             self._apply_hints(table, {"primary_key": res.primary_key, "merge_key": res.merge_key, "columns": res.columns})
+        if first:  # the resource's contract goes onto its table, which keeps it (dlt's table hint); then it is checked
+            self._seen_tables.add(table)
+            if res.schema_contract is not None:
+                self.schema.tables[table].schema_contract = res.schema_contract
+            if not existed:  # dlt decides on a new table before its hints typed any column
+                self.schema.tables[table].columns, hinted = {}, self.schema.tables[table].columns
+            allowed = False
+            try:
+                allowed = self.contracts.table(table, item)
+            finally:
+                if not existed:
+                    self.schema.tables[table].columns = hinted
+                if not allowed and not existed:  # a discarded or frozen new table never enters the schema
+                    del self.schema.tables[table]
         return table
 
     def _apply_hints(self, table: str, hints: Dict[str, Any]) -> None:
@@ -281,7 +307,14 @@ class Extractor:
 
     def _write_batch(self, writer: PackageWriter, res: Resource, table: str, items: List[Any]) -> int:
         """Normalise `items` of root `table` in Arrow at once; row by row where Arrow cannot (see
-        normalize/arrow_batch.py). Returns the root rows written."""
+        normalize/arrow_batch.py); row by row through the schema contract where a contract applies. Returns the
+        root rows written."""
+        if table in self.contracts.filtered_tables:  # the schema contract discards the table's rows
+            return 0
+        if self.contracts.resolve(table) != EVOLVE:
+            for item in items:
+                self._write_item(writer, res, table, item, writer.load_id, self.contracts)
+            return len(items)
         if res.max_table_nesting is None:
             def child(name: str, parent: str) -> None:
                 if name not in self.schema.tables:
@@ -297,16 +330,31 @@ class Extractor:
             self._write_item(writer, res, table, item, writer.load_id)
         return len(items)
 
-    def _write_item(self, writer: PackageWriter, res: Resource, table: str, item: Any, load_id: str) -> int:
+    def _write_item(self, writer: PackageWriter, res: Resource, table: str, item: Any, load_id: str,
+                    contracts: Optional[ContractGate] = None) -> int:
         schema = self.schema
         tables = schema.tables
         written = 0
         not_null = self.not_null
+        dropped: set = set()  # rows the schema contract discarded: their child rows go too, as in dlt
         for t, row in normalize_item(item, table, load_id, res.max_table_nesting, schema.is_json):
+            if contracts is not None:
+                if row.get("_dlt_parent_id") in dropped or not contracts.table(t, row):
+                    dropped.add(row["_dlt_id"])
+                    continue
             if t not in tables:
                 schema.table(t, write_disposition=res.write_disposition, parent=t.rsplit("__", 1)[0], resource=res.name)
-            absent = not_null.absent(t, row)
-            row = schema.coerce_row(t, row)
+            if contracts is not None:
+                try:
+                    row = contracts.row(t, row)
+                    absent = not_null.absent(t, row)
+                    row = schema.coerce_row(t, row)
+                except DiscardRow:
+                    dropped.add(row["_dlt_id"])
+                    continue
+            else:
+                absent = not_null.absent(t, row)
+                row = schema.coerce_row(t, row)
             not_null.row(t, row, absent)
             writer.write(t, row)
             if t == table:
@@ -317,6 +365,9 @@ class Extractor:
                      kept_page: Optional[List[Any]] = None) -> int:
         from ..normalize.arrow import normalize_arrow
 
+        if self.contracts.resolve(table) != EVOLVE:
+            raise HintError(f"resource {res.name} table {table}: schema_contract={self.contracts.resolve(table)} on Arrow "
+                            "tables is not built in sparkload; yield dicts, or drop the contract for this resource")
         for f in filters:
             data = f.filter_arrow(data)
         if data.num_rows and kept_page is not None:

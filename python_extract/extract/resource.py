@@ -23,6 +23,7 @@ from ..contract import (
     DEFAULT_WRITE_DISPOSITION, KEY_HINTS, RESOURCE_HINTS, ColumnHints, Keys, as_key_list, check_columns, split_disposition,
 )
 from ..errors import HintError, did_you_mean
+from ..normalize.schema_contract import check_contract
 from .config import with_config
 from .incremental import Incremental
 from .mark import HintsMarked, TableNamed
@@ -77,6 +78,7 @@ class Resource:
         max_table_nesting: Optional[int] = None,
         incremental: Optional[Incremental] = None,
         section: Optional[str] = None,
+        schema_contract: Any = None,
     ):
         self.write_disposition, self.merge_strategy, self.merge_options = split_disposition(write_disposition, f"resource {name}")
         self._data = with_config(data, section or name) if callable(data) else data
@@ -89,6 +91,8 @@ class Resource:
         self.columns = check_columns(columns or {}, f"resource {name}")
         self.max_table_nesting = max_table_nesting
         self.incremental = incremental
+        self.schema_contract = check_contract(schema_contract, f"resource {name}")  # normalize/schema_contract.py
+        self.source_schema_contract: Any = None  # its source's, which its own overrides
         self.source_name: Optional[str] = None
         self._steps: List[Tuple[str, Callable[[Any], Any]]] = []  # add_map / add_filter / add_yield_map, in order
         self.limit: Optional[Limit] = None  # add_limit: applied by the extractor, after the cursors (as in dlt)
@@ -188,10 +192,12 @@ class Resource:
             if page is not None:
                 yield page
 
-    def apply_hints(self, **hints: Any) -> "Resource":
-        """Set the hints (the contract's `ResourceHints`) given as not-None keyword arguments (as
-        dlt's `apply_hints`); returns self. An unknown hint is a `HintError` naming the closest one."""
+    def apply_hints(self, schema_contract: Any = None, **hints: Any) -> "Resource":
+        """Set the hints (the contract's `ResourceHints`, and dlt's `schema_contract`) given as not-None keyword
+        arguments (as dlt's `apply_hints`); returns self. An unknown hint is a `HintError` naming the closest one."""
         unknown_hints(hints, f"resource {self.name}")
+        if schema_contract is not None:
+            self.schema_contract = check_contract(schema_contract, f"resource {self.name}")
         for key in KEY_HINTS:
             if hints.get(key) is not None:
                 hints[key] = as_key_list(hints[key])
@@ -305,6 +311,7 @@ def resource(
     columns: Optional[Dict[str, ColumnHints]] = None,
     max_table_nesting: Optional[int] = None,
     incremental: Optional[Incremental] = None,
+    schema_contract: Any = None,
     **unknown: Any,
 ) -> Any:
     """Decorator (or function) making a `Resource` of a generator function or an iterable; a misspelt
@@ -320,7 +327,7 @@ def resource(
         res_name = name or getattr(fn, "__name__", None) or (table_name if isinstance(table_name, str) else None) or "data"
         unknown_hints(unknown, f"resource {res_name}")
         res = Resource(fn, res_name, table_name, write_disposition, primary_key, merge_key, columns,
-                       max_table_nesting, incremental)
+                       max_table_nesting, incremental, schema_contract=schema_contract)
         if inspect.isfunction(fn):
             functools.update_wrapper(res, fn, updated=())
         return res
@@ -360,10 +367,11 @@ def transformer(f: Optional[Callable[..., Any]] = None, *, data_from: Optional[R
 
 def unknown_hints(hints: Dict[str, Any], owner: str) -> None:
     """Refuse keys of `hints` that are not resource hints, naming `owner` and the closest hint."""
-    unknown = [key for key in hints if key not in RESOURCE_HINTS]
+    known = (*RESOURCE_HINTS, "schema_contract")  # dlt's contract: a resource's, not a dbt model's (contract.py)
+    unknown = [key for key in hints if key not in known]
     if unknown:
-        named = ", ".join(f"{key}{did_you_mean(key, RESOURCE_HINTS)}" for key in unknown)
-        raise HintError(f"{owner}: unknown hint {named}; expected {', '.join(RESOURCE_HINTS)}")
+        named = ", ".join(f"{key}{did_you_mean(key, known)}" for key in unknown)
+        raise HintError(f"{owner}: unknown hint {named}; expected {', '.join(known)}")
 
 
 DEFERRED = "_sparkload_deferred"

@@ -71,3 +71,23 @@ class ArrowColumnDoesNotFit(NormalizeError):
         super().__init__(
             f"table {table} column {column}: the Arrow {arrow_type} values do not fit the column's type {data_type} "
             f"({reason}); cast the column in the resource, or declare columns={{'{column}': {{'data_type': ...}}}}")
+
+
+class DataValidationError(NormalizeError):
+    """dlt's `DataValidationError`: `data_item` would change the schema of `table_name` where its schema contract
+    (`schema_contract`, expanded) says `contract_mode` ("freeze") for `schema_entity` ("tables", "columns" or
+    "data_type"). The attributes are dlt's; `table_schema` is the table's columns as the schema had them."""
+
+    def __init__(self, schema_name: str, table_name: str, column_name: Optional[str], schema_entity: str,
+                 contract_mode: str, table_schema: Any, schema_contract: Dict[str, str], data_item: Any = None,
+                 extended_info: Optional[str] = None):
+        self.schema_name, self.table_name, self.column_name = schema_name, table_name, column_name
+        self.schema_entity, self.contract_mode = schema_entity, contract_mode
+        self.table_schema, self.schema_contract, self.data_item = table_schema, schema_contract, data_item
+        self.table, self.column = table_name, column_name  # what PipelineStepFailed names
+        where = f"table {table_name}" + (f" column {column_name}" if column_name else "")
+        value = ""
+        if column_name and isinstance(data_item, dict) and column_name in data_item:
+            value = f" (value {repr(data_item[column_name])[:100]})"
+        super().__init__(f"{where}: schema contract {schema_entity}={contract_mode} is violated: {extended_info}{value}; "
+                         "nothing of this load was kept and no cursor moved")

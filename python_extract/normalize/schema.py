@@ -18,7 +18,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..contract import (
     COLUMN_HINTS, DEFAULT_WRITE_DISPOSITION, DLT_COLUMNS, VARIANT_SEPARATOR, MergeStrategy, WriteDisposition, sized_type,
@@ -64,6 +64,8 @@ class Table:
     merge_options: Dict[str, Any] = field(default_factory=dict)
     parent: Optional[str] = None
     resource: Optional[str] = None
+    # dlt's table hint: the schema contract as the resource (or the run) gave it (normalize/schema_contract.py)
+    schema_contract: Any = None
 
     def column_hint(self, hint: str) -> List[str]:
         """Columns carrying a hint, e.g. `primary_key`."""
@@ -85,6 +87,8 @@ class Schema:
     version: int = 0
     stored_hash: Optional[str] = None
     _types: Dict[str, Dict[str, Optional[str]]] = field(default_factory=dict, repr=False, compare=False)
+    # asked before a variant column is added: the extraction's schema contract (ContractGate.variant), if any
+    variant_gate: Optional[Callable[[str, str, str, Any], bool]] = field(default=None, repr=False, compare=False)
 
     def table(self, name: str, **hints: Any) -> Table:
         table = self.tables.get(name)
@@ -118,12 +122,15 @@ class Schema:
                 del row[name]
                 continue
             target, value = self._coerce_value(table, name, value)
+            if target is None:  # the schema contract discards the value
+                del row[name]
+                continue
             if target != name:
                 del row[name]
             row[target] = value
         return row
 
-    def _coerce_value(self, table: str, name: str, value: Any) -> Tuple[str, Any]:
+    def _coerce_value(self, table: str, name: str, value: Any) -> Tuple[Optional[str], Any]:
         seen = DLT_COLUMNS.get(name) or py_type(value)
         known = self._types[table].get(name)
         if known is None:
@@ -134,6 +141,8 @@ class Schema:
             variant = f"{name}{VARIANT_SEPARATOR}{seen}"
             known = self._types[table].get(variant)
             if known is None:
+                if self.variant_gate is not None and not self.variant_gate(table, name, variant, value):
+                    return None, None
                 return variant, self._new_column(table, variant, value, seen, variant=True)
             try:
                 return variant, self._as_stored(known, coerce(known, seen, value))
@@ -195,8 +204,9 @@ class Schema:
 
 def _table_dict(table: Table) -> Dict[str, Any]:
     """A table as stored and hashed; without merge options when it has none, so the schemas stored before
-    they existed keep their version hash."""
+    they existed keep their version hash (and a schema contract likewise)."""
     content = asdict(table)
-    if not content["merge_options"]:
-        del content["merge_options"]
+    for optional in ("merge_options", "schema_contract"):
+        if not content[optional]:
+            del content[optional]
     return content

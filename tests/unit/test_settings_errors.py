@@ -105,6 +105,7 @@ def test_config_value__missing_names_every_place_looked_up_in_order(tmp_path, mo
 KNOWN_OUTSIDE = {
     "python_extract.normalize.arrow_batch._Fallback": "private control flow, never leaves its module",
     "python_extract.sources.helpers.requests._StatusToRetry": "private control flow: a status to retry, caught in its module",
+    "python_extract.normalize.schema_contract.DiscardRow": "control flow: a row the schema contract drops, caught by the extractor",
 }
 
 
