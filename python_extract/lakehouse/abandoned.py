@@ -5,8 +5,9 @@ a table (a table is visible once the catalog names it): its folder is removed an
 
 Another process creating the same table at this moment has a folder that looks the same; it is left
 alone while it may still be working: a folder that holds only an empty `_delta_log` (a killed CREATE
-TABLE; a live one commits within milliseconds) is removed at once, any other only once its newest file
-is `GRACE_SECONDS` old and the catalog still has no such table (`registered`, asked right before).
+TABLE; a live one commits within milliseconds) is removed once it is `STARTED_SECONDS` old, any other
+once its newest file is `GRACE_SECONDS` old, and only while the catalog still has no such table
+(`registered`, asked before each look and right before the removal).
 Local warehouses only (on object storage the error stands).
 """
 from __future__ import annotations
@@ -22,6 +23,7 @@ from urllib.parse import unquote, urlparse
 log = logging.getLogger("sparkload.lakehouse")
 
 GRACE_SECONDS = 60.0
+STARTED_SECONDS = 5.0  # a creation that wrote no file but its log folder (or a commit's temporary file)
 NON_EMPTY = re.compile(r"DELTA_CREATE_TABLE_WITH_NON_EMPTY_LOCATION\] Cannot create table \('(.+?)'\)\..*?"
                        r"location \('([^']+)'\) is not empty", re.S)
 
@@ -45,10 +47,11 @@ def clear_abandoned_create(error: str, registered: Callable[[], bool], grace: fl
     while True:
         if not folder.exists() or registered():
             return True
-        files = [p for p in folder.rglob("*") if p.is_file() and not p.name.endswith(".crc")]
+        paths = [folder, *folder.rglob("*")]
+        files = [p for p in paths if p.is_file() and not p.name.endswith(".crc")]
         started_only = all(p.parent.name == "_delta_log" and p.name.endswith(".tmp") for p in files)
-        age = time.time() - max((p.stat().st_mtime for p in files), default=0.0)
-        if started_only or age >= grace:
+        age = time.time() - max(p.stat().st_mtime for p in paths)
+        if age >= (min(grace, STARTED_SECONDS) if started_only else grace):
             if registered():
                 return True
             log.warning("%s: the folder of table %s, whose creation never reached the catalog (a killed process's), "

@@ -160,7 +160,8 @@ def test_delta_killed_creation__its_folder_without_a_version_does_not_block_the_
     ledger = _schema_folder(spark, names.target) / "_sparkload_applied_loads"
     (ledger / "_delta_log").mkdir(parents=True)
     (ledger / "part-00000-killed.snappy.parquet").write_bytes(b"PAR1")
-    os.utime(ledger / "part-00000-killed.snappy.parquet", (time.time() - 120, time.time() - 120))
+    for path in (ledger / "part-00000-killed.snappy.parquet", ledger / "_delta_log", ledger):  # killed 2 minutes ago
+        os.utime(path, (time.time() - 120, time.time() - 120))
     stage.load([{"id": 1, "name": "a"}])
     dbt.run("config_probe", vars={"probe_config": {"write_disposition": "merge", "strategy": "upsert", "primary_key": "id"}})
     assert table(spark, f"{names.target}.config_probe", "id, name") == rows_of((1, "a"))

@@ -16,12 +16,13 @@ def _error(folder) -> str:
             f"('file:{folder}') is not empty and also not a Delta table.")
 
 
-def test_an_empty_delta_log_without_a_version__is_removed_at_once(tmp_path):
+def test_an_empty_delta_log_without_a_version__is_removed_after_a_few_seconds(tmp_path):
     folder = tmp_path / "t"
     (folder / "_delta_log").mkdir(parents=True)
     (folder / "_delta_log" / ".00000000000000000000.json.1b2c.tmp").write_text("{")
-    assert clear_abandoned_create(_error(folder), NOT_REGISTERED, sleep=lambda s: (_ for _ in ()).throw(AssertionError("no wait")))
-    assert not folder.exists()
+    waits = []
+    assert clear_abandoned_create(_error(folder), NOT_REGISTERED, sleep=lambda s: (waits.append(s), time.sleep(s)))
+    assert not folder.exists() and 4 < sum(waits) < 7  # a creation that only started: 5 s, not the whole grace
 
 
 def test_data_files_without_a_version__are_removed_once_they_are_older_than_the_grace(tmp_path):
@@ -35,7 +36,8 @@ def test_data_files_without_a_version__are_removed_once_they_are_older_than_the_
     old = tmp_path / "u"
     old.mkdir()
     (old / "part-00000.parquet").write_bytes(b"PAR1")
-    os.utime(old / "part-00000.parquet", (time.time() - 120, time.time() - 120))
+    for path in (old / "part-00000.parquet", old):
+        os.utime(path, (time.time() - 120, time.time() - 120))
     assert clear_abandoned_create(_error(old), NOT_REGISTERED, sleep=lambda s: (_ for _ in ()).throw(AssertionError("no wait")))
 
 
@@ -46,7 +48,8 @@ def test_a_committed_version_the_catalog_never_named__is_removed_once_old_and_a_
     commit.write_text("{}\n")
     assert clear_abandoned_create(_error(folder), lambda: True, grace=0.0)  # the catalog names it now: run again
     assert commit.exists()
-    os.utime(commit, (time.time() - 120, time.time() - 120))
+    for path in (commit, commit.parent, folder):
+        os.utime(path, (time.time() - 120, time.time() - 120))
     assert clear_abandoned_create(_error(folder), NOT_REGISTERED)
     assert not folder.exists()
 

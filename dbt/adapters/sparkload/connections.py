@@ -20,6 +20,9 @@ extractor, numpy or pyarrow), and pyspark only when a session is built.
 """
 from __future__ import annotations
 
+import random
+import re
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -177,6 +180,12 @@ def _project_dir(profile) -> Optional[str]:
     return getattr(get_flags(), "PROJECT_DIR", None)
 
 
+CREATE_ATTEMPTS = 5
+IF_NOT_EXISTS = re.compile(r"\s*(/\*.*?\*/\s*)?create\s+(table|schema|database|namespace)\s+if\s+not\s+exists\b", re.I | re.S)
+CREATE_RACES = ("DELTA_PROTOCOL_CHANGED", "DELTA_METADATA_CHANGED", "ProtocolChangedException", "MetadataChangedException",
+                "DELTA_CREATE_TABLE_WITH_NON_EMPTY_LOCATION", "TableAlreadyExistsException")
+
+
 class SparkloadConnectionManager(SparkConnectionManager):
     TYPE = "sparkload"
 
@@ -213,17 +222,26 @@ class SparkloadConnectionManager(SparkConnectionManager):
             raise DbtRuntimeError(concise(str(e) or type(e).__name__)) from e
 
     def add_query(self, sql: str, *args: Any, **kwargs: Any) -> Tuple[Connection, Any]:
-        """dbt's, once more after a killed process's abandoned creation of the table a statement creates
-        was cleared (python_extract/lakehouse/abandoned.py: Delta refuses a table over its folder)."""
-        try:
-            return super().add_query(sql, *args, **kwargs)
-        except DbtRuntimeError as e:
-            from python_extract.lakehouse.abandoned import abandoned_table, clear_abandoned_create
+        """dbt's, run again after a killed process's abandoned creation of the table a statement creates
+        was cleared (python_extract/lakehouse/abandoned.py: Delta refuses a table over its folder), and
+        an idempotent `create ... if not exists` again after it lost a race with another model's thread
+        creating the same table (Delta's ProtocolChangedException: "multiple writers are writing to an
+        empty directory"; the shared ledger is created by the first models of a run at once)."""
+        for attempt in range(1, CREATE_ATTEMPTS + 1):
+            try:
+                return super().add_query(sql, *args, **kwargs)
+            except DbtRuntimeError as e:
+                from python_extract.lakehouse.abandoned import abandoned_table, clear_abandoned_create
 
-            found = abandoned_table(str(e.msg))
-            if found is None or not clear_abandoned_create(str(e.msg), lambda: self._table_listed(found[0])):
+                found = abandoned_table(str(e.msg))
+                if found is not None and attempt < CREATE_ATTEMPTS and clear_abandoned_create(
+                        str(e.msg), lambda: self._table_listed(found[0])):
+                    continue
+                if attempt < CREATE_ATTEMPTS and IF_NOT_EXISTS.match(sql) and any(m in str(e.msg) for m in CREATE_RACES):
+                    time.sleep(random.uniform(0.2, 1.0) * attempt)
+                    continue
                 raise
-            return super().add_query(sql, *args, **kwargs)
+        raise AssertionError("unreachable")
 
     def _table_listed(self, quoted: str) -> bool:
         """Whether the catalog lists `schema`.`table` (as Delta quotes a name in its errors)."""
