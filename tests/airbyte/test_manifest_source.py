@@ -99,20 +99,16 @@ def test_manifest__a_path_that_is_not_a_file_is_refused(tmp_path):
     assert "missing.yaml" in one_line(e) and "is not a file" in str(e.value)
 
 
-def test_manifest__a_file_that_is_not_yaml_is_refused(tmp_path):
+@pytest.mark.parametrize("text, expected", [
+    ("streams: [\n  - {name: tickets\n", "does not parse as YAML"),
+    ("- tickets\n", "is not a declarative manifest"),
+], ids=["not yaml", "yaml without streams"])
+def test_manifest__a_file_that_is_not_a_manifest_is_refused_naming_it(tmp_path, text, expected):
     path = tmp_path / "manifest.yaml"
-    path.write_text("streams: [\n  - {name: tickets\n")
+    path.write_text(text)
     with pytest.raises(ConfigError) as e:
         ManifestSource(path, CONFIG)
-    assert "does not parse as YAML" in one_line(e) and "manifest.yaml" in str(e.value)
-
-
-def test_manifest__yaml_without_streams_is_refused(tmp_path):
-    path = tmp_path / "manifest.yaml"
-    path.write_text("- tickets\n")
-    with pytest.raises(ConfigError) as e:
-        ManifestSource(path, CONFIG)
-    assert "is not a declarative manifest" in one_line(e)
+    assert expected in one_line(e) and "manifest.yaml" in str(e.value)
 
 
 def test_manifest__a_stream_the_cdk_cannot_build_is_refused_with_the_cdks_reason():
