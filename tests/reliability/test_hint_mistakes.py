@@ -34,7 +34,7 @@ MISTAKES = {
                     f"{', '.join(COLUMN_HINTS)}"),
     "decorator_argument": ('primary_keys="id"',
                            "unknown hint primary_keys (did you mean 'primary_key'?); expected table_name, "
-                           "write_disposition, primary_key, merge_key, columns, max_table_nesting, incremental"),
+                           "write_disposition, primary_key, merge_key, columns, max_table_nesting, incremental, schema_contract"),
 }
 
 
