@@ -1,8 +1,8 @@
 # Two commands on a fresh machine (see README):
 #   make demo   set up, then run the demo (sample data -> extractor -> staging -> dbt run -> final table)
 #   make test   set up, then run the test suite on the embedded lakehouse, twice: the tests whose
-#               behaviour depends on the format (marked each_format) on Delta, the default format,
-#               then every test on Iceberg (the fast tier, tests/unit, first); each on TEST_WORKERS
+#               behaviour depends on the format (marked each_format) and dbt's adapter suite on Delta,
+#               the default format, then every other test on Iceberg (the fast tier, tests/unit, first); each on TEST_WORKERS
 #               pytest-xdist workers (default 2, one per core; each with its own lakehouse and JVMs;
 #               TEST_WORKERS=0 runs in this process; see docs/testing.md)
 #   make test-fast   the fast tier alone (seconds)

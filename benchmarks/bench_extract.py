@@ -3,7 +3,11 @@ real dlt 1.31 on the same records in the same run, on GitHub-event-like records 
 list of 0-3 commits per record).
 
     .venv/bin/python benchmarks/bench_extract.py [--records 1000000] [--dlt-records 200000]
-                                                 [--arrow-rows 10000000] [--home DIR]
+                                                 [--arrow-rows 10000000] [--formats delta iceberg] [--home DIR]
+
+Each table format runs in a process of its own, one after the other (`benchmarks/formats.py`); with both (the
+default) the run ends with the landing seconds side by side, Delta ÷ Iceberg. dlt runs in the first format's
+process only (it lands nothing).
 
 JSON path (dicts), stages timed on their own pass over the same generated records:
   generator   the resource's generator alone: the floor, no sparkload code
@@ -32,7 +36,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import formats  # noqa: E402
 import python_extract as sl  # noqa: E402
 
 BASE = int(dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc).timestamp())
@@ -188,7 +194,19 @@ def main() -> None:
     parser.add_argument("--dlt-records", type=int, default=200_000, help="records dlt runs on (0: skip dlt)")
     parser.add_argument("--arrow-rows", type=int, default=10_000_000, help="rows of the Arrow path (0: skip)")
     parser.add_argument("--home", help="lakehouse directory (default: a new temporary one, removed afterwards)")
+    formats.add_arguments(parser)
     args = parser.parse_args()
+    if len(args.formats) > 1:
+        argv = ["--records", str(args.records), "--arrow-rows", str(args.arrow_rows), "--dlt-records"]
+        figures = {**formats.run_each(__file__, args.formats[:1], [*argv, str(args.dlt_records)], args.home),  # dlt once
+                   **formats.run_each(__file__, args.formats[1:], [*argv, "0"], args.home)}
+        print(f"\nlanding side by side ({args.records:,} records; Arrow path {args.arrow_rows:,} rows)")
+        formats.side_by_side([(label, figures["delta"][key], figures["iceberg"][key])
+                              for label, key in (("normalise (no table format)", "normalise_s"), ("land", "land_s"),
+                                                 ("end to end", "end_to_end_s"), ("Arrow path", "arrow_s"))
+                              if key in figures["delta"]])
+        return
+    os.environ["SPARKLOAD_TABLE_FORMAT"] = args.formats[0]
     n = args.records
     assert all(a == b for a, b in zip(github_events(2000), map(github_event, range(2000))))
     home = Path(args.home or tempfile.mkdtemp(prefix="bench_extract_"))
@@ -198,6 +216,8 @@ def main() -> None:
     warm = sl.pipeline(pipeline_name="bench_warmup", dataset_name=f"{pipe.dataset_name}_warmup", home=str(home))
     warm.run(events_resource(5_000))  # JVM start and JIT warm-up are not part of any stage
     print(f"table format: {pipe.spark.conf.get('spark.sparkload.table_format')}; records: {n:,}")
+    assert pipe.spark.conf.get("spark.sparkload.table_format") == args.formats[0]
+    found = {}
 
     started = time.perf_counter()
     generated = sum(1 for _ in github_events(n))
@@ -227,6 +247,7 @@ def main() -> None:
                           ("end to end (normalise + land)", end_to_end_s)):
         print(row(name, seconds, n, extract_s))
     print(f"sparkload's own share of end to end (without the generator): {n / max(end_to_end_s - generator_s, 1e-9):,.0f} records/s")
+    found.update(normalise_s=normalise_s, land_s=land_s, end_to_end_s=end_to_end_s)
     print(f"peak RSS: extractor (python) {rss_after_normalise:,.0f} MiB after normalise, {peak_rss_mib():,.0f} MiB after land; "
           f"Spark driver JVM {jvm_peak_rss_mib():,.0f} MiB")
 
@@ -234,6 +255,7 @@ def main() -> None:
         started = time.perf_counter()
         arrow_info = pipe.run(arrow_resource(args.arrow_rows))
         arrow_s = time.perf_counter() - started
+        found["arrow_s"] = arrow_s
         assert arrow_info.row_counts.get("events_arrow") == args.arrow_rows, arrow_info.row_counts
         print(f"Arrow path: {args.arrow_rows:,} rows from the generator into staging in {arrow_s:.1f} s: "
               f"{args.arrow_rows / arrow_s:,.0f} rows/s (peak RSS {peak_rss_mib():,.0f} MiB)")
@@ -246,6 +268,7 @@ def main() -> None:
         print(f"ratio to dlt (records/s): sparkload normalise {n / normalise_s / dlt_rate:.1f}x, "
               f"end to end incl. landing {n / end_to_end_s / dlt_rate:.1f}x")
     print(f"load average after: {load_average()}")
+    formats.write(args.json, found)
     if not args.home:
         shutil.rmtree(home, ignore_errors=True)
 

@@ -27,7 +27,6 @@ per model run). Prints the machine, the versions, the ratios and, over several s
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
@@ -41,7 +40,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PROJECT = REPO / "benchmarks" / "merge_project"
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
+import formats  # noqa: E402
 from python_extract.lakehouse import LakehouseConfig, get_session, session_format  # noqa: E402
 
 RAW, BENCH = "bench_raw", "bench"
@@ -256,23 +257,15 @@ def main() -> None:
                         help="table sizes, e.g. 1000000 5000000 25000000 (default: 1M and 5M)")
     parser.add_argument("--distribution", choices=[*DISTRIBUTIONS, "both"], default="both",
                         help="which keys the updates hit: the newest 1%%, keys spread uniformly, or both (default)")
-    parser.add_argument("--formats", nargs="+", choices=["delta", "iceberg"], default=["delta", "iceberg"],
-                        help="table formats, each in a process of its own (default: both, then Delta ÷ Iceberg)")
     parser.add_argument("--home", help="lakehouse directory (default: a temporary one per format)")
     parser.add_argument("--statements", action="store_true",
                         help="also list each statement of the sparkload model runs shown, with its seconds")
-    parser.add_argument("--json", help=argparse.SUPPRESS)  # a format's process writes its figures here
+    formats.add_arguments(parser)
     args = parser.parse_args()
     distributions = DISTRIBUTIONS if args.distribution == "both" else (args.distribution,)
     if len(args.formats) > 1:
-        figures = {}
-        for fmt in args.formats:
-            with tempfile.NamedTemporaryFile(suffix=".json") as out:
-                argv = [sys.executable, __file__, "--formats", fmt, "--distribution", args.distribution, "--json", out.name,
-                        "--rows", *map(str, args.rows)] + (["--statements"] if args.statements else []) + (
-                        ["--home", str(Path(args.home) / fmt)] if args.home else [])
-                subprocess.run(argv, check=True)
-                figures[fmt] = json.loads(Path(out.name).read_text())
+        argv = ["--distribution", args.distribution, "--rows", *map(str, args.rows)] + (["--statements"] if args.statements else [])
+        figures = formats.run_each(__file__, args.formats, argv, args.home)
         compare_formats(figures, args.rows, distributions)
         return
     fmt = args.formats[0]
@@ -302,10 +295,8 @@ def main() -> None:
                 print(f"    {strategy}: " + "".join(f"\n      {t:6.3f} s {j:>2} jobs  {sql}" for t, j, sql in f["sparkload"].statements))
     if len(args.rows) > 1:
         growth(args.rows, distributions, results)
-    if args.json:
-        Path(args.json).write_text(json.dumps({str(n): {d: {s: {kind: run.seconds for kind, run in f.items()}
-                                                            for s, f in by.items()} for d, by in r.items()}
-                                               for n, r in results.items()}))
+    formats.write(args.json, {str(n): {d: {s: {kind: run.seconds for kind, run in f.items()} for s, f in by.items()}
+                                       for d, by in r.items()} for n, r in results.items()})
     if not args.home:
         shutil.rmtree(home, ignore_errors=True)
 

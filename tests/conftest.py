@@ -24,10 +24,11 @@ process's, the workers', the CLI's and dbt's child processes') maps its classes 
 start without it.
 
 Table formats: a run is on one format, `--table-format` (or SPARKLOAD_TABLE_FORMAT), iceberg by default: every
-process it starts inherits it. A run on iceberg, the suite's main format, runs every test; a run on delta (the
-product's default format) runs only the tests marked `each_format` (their behaviour depends on the format:
-landing, every strategy's statements, maintenance, the catalog shared by processes, the quickstart), unless
-`--every-test`. `make test` runs both. Why the whole suite runs on Iceberg: docs/testing.md.
+process it starts inherits it. A run on iceberg, the suite's main format, runs every test but those marked
+`default_format` alone (dbt's adapter suite, skipped there saying so); a run on delta (the product's default
+format) runs only the tests marked `each_format` (their behaviour depends on the format: landing, every
+strategy's statements, maintenance, the catalog shared by processes, the quickstart) or `default_format`, unless
+`--every-test`. `make test` runs both. Why most of the suite runs on Iceberg: docs/testing.md.
 
 Parallel runs (`pytest -n 2 --dist loadgroup`, pytest-xdist, as `make test` does): each worker is a run
 of its own, with its own lakehouse, SparkSession, thrift server and watchdog, and ends when the controller
@@ -73,6 +74,7 @@ FAST_TIER = "tests/unit/"
 GROUP_SECONDS = Path(__file__).with_name("group_seconds.json")  # {group: seconds}, see group_seconds()
 GROUP_SECONDS_KEY = "sparkload/group_seconds"
 MAIN_FORMAT = "iceberg"  # the format every test runs on; on the other, only those marked each_format (docs/testing.md)
+DEFAULT_FORMAT = "delta"  # the product's default: tests marked default_format run there instead of on MAIN_FORMAT
 
 from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared by every test folder)
 
@@ -127,6 +129,8 @@ def pytest_configure(config):
                                        f"format; the others run on {MAIN_FORMAT} only")
     config.addinivalue_line("markers", "only_on(*formats): a table format's own behaviour: runs in the run on that "
                                        "format, skipped (saying so) in the others")
+    config.addinivalue_line("markers", f"default_format: runs once, in the run on the product's default format "
+                                       f"({DEFAULT_FORMAT}) instead of {MAIN_FORMAT}: dbt's adapter suite, as dbt-spark runs it")
     config.addinivalue_line("markers", "dbt_targets(*names): the dbt targets a test runs on (default: embedded, thrift)")
     config.addinivalue_line(
         "markers", "over_the_wire: the test's (adapter-suite class's) code path differs over thrift: it runs there by "
@@ -199,10 +203,15 @@ def pytest_collection_modifyitems(config, items):
         if only and run_format not in only.args:
             item.add_marker(pytest.mark.skip(reason=f"{' and '.join(only.args)}'s own behaviour: runs in the "
                                                     f"--table-format {only.args[0]} run of make test"))
+        elif (item.get_closest_marker("default_format") and not item.get_closest_marker("each_format")
+              and run_format != DEFAULT_FORMAT):
+            item.add_marker(pytest.mark.skip(reason=f"runs once, in the --table-format {DEFAULT_FORMAT} run of make "
+                                                    "test (the product's default format, as dbt-spark runs dbt's suite)"))
     if run_format != MAIN_FORMAT and not config.getoption("--every-test"):
         def on_this_format(item) -> bool:
             only = item.get_closest_marker("only_on")
-            return bool(item.get_closest_marker("each_format")) or bool(only and run_format in only.args)
+            return (bool(item.get_closest_marker("each_format")) or bool(only and run_format in only.args)
+                    or bool(item.get_closest_marker("default_format") and run_format == DEFAULT_FORMAT))
 
         kept = [item for item in items if on_this_format(item)]
         if len(kept) < len(items):

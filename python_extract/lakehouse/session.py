@@ -143,6 +143,11 @@ def spark_conf(config: LakehouseConfig, choice: FormatChoice, pin: bool = True) 
             "spark.sql.extensions": DELTA_EXTENSION,
             "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
             "spark.sql.catalogImplementation": "hive",
+            # a table created without USING (dbt-spark's models and seeds without `file_format`, a DataFrame's
+            # saveAsTable) is a Delta table, as every table of the lakehouse: Spark's default under Hive
+            # support is a Hive text table, which splits a value holding a newline into two rows
+            "spark.sql.sources.default": "delta",
+            "spark.sql.legacy.createHiveTableByDefault": "false",
             # a table's state is rebuilt from its log in this many tasks (Delta's default, 50, made every
             # statement on a small table run 50-task stages)
             "spark.databricks.delta.snapshotPartitions": "2",

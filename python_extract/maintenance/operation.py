@@ -101,9 +101,13 @@ def _project(config: LakehouseConfig) -> Path:
         _PROJECTS[config.home] = tempfile.TemporaryDirectory(prefix="sparkload-maintain-")
     root = Path(_PROJECTS[config.home].name)
     (root / "dbt_project.yml").write_text(PROJECT)
-    profile = {"sparkload_maintenance": {"target": "embedded", "outputs": {"embedded": {
-        "type": "sparkload", "method": "embedded", "schema": "default", "threads": 1,
-        "lakehouse_dir": str(config.home)}}}}
+    # the session's own settings, so dbt's adapter finds this process's session the same one (a process
+    # holds one lakehouse session) rather than refusing a config that differs from it
+    output = {"type": "sparkload", "method": "embedded", "schema": "default", "threads": 1,
+              "lakehouse_dir": str(config.home), "master": config.master, "spark_conf": dict(config.spark_conf)}
+    if config.jars_dir:
+        output["jars_dir"] = str(config.jars_dir)
+    profile = {"sparkload_maintenance": {"target": "embedded", "outputs": {"embedded": output}}}
     (root / "profiles.yml").write_text(json.dumps(profile))
     return root
 

@@ -6,6 +6,8 @@ import pytest
 
 from dbt.tests.util import get_connection, run_dbt
 
+pytestmark = [pytest.mark.default_format, pytest.mark.each_format]  # the catalog's answers are the format's own
+
 MODELS = {
     "a_table.sql": "{{ config(materialized='table') }} select 1 as id",
     "a_view.sql": "{{ config(materialized='view') }} select id from {{ ref('a_table') }}",

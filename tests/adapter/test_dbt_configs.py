@@ -8,6 +8,8 @@ import pytest
 
 from dbt.tests.util import run_dbt
 
+pytestmark = pytest.mark.default_format  # dbt's suite on the default format, as dbt-spark runs it (docs/testing.md)
+
 SPARKLOAD = "{{{{ config(materialized='sparkload', {config}) }}}} select 1 as id"
 CONTRACT_YML = """
 models:

@@ -9,6 +9,8 @@ import pytest
 from dbt.tests.adapter.basic import expected_catalog
 from dbt.tests.adapter.basic.test_docs_generate import BaseDocsGenerate, BaseDocsGenReferences
 
+pytestmark = [pytest.mark.default_format, pytest.mark.each_format]  # the catalog's answers are the format's own
+
 
 def _owned(catalog, user):
     """Spark records who created a table as its owner: the thrift session's user (the profile's `user`),

@@ -4,6 +4,7 @@ sets `file_format: delta` for merge, these set the lakehouse's format (`table_fo
 """
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -19,6 +20,8 @@ from dbt.tests.util import check_relations_equal, run_dbt
 
 from . import strategies
 from .merged import merged_files
+
+pytestmark = [pytest.mark.default_format, pytest.mark.each_format]  # merges and schema changes: the format's own (sync_all_columns on Delta)
 
 
 class TestIncrementalUniqueKey(BaseIncrementalUniqueKey):
@@ -65,6 +68,26 @@ class TestMergeOnSchemaChange(BaseIncrementalOnSchemaChange):
     @pytest.fixture(scope="class")
     def project_config_update(self, table_format):
         return {"models": {"+file_format": table_format, "+incremental_strategy": "merge", "+unique_key": "id"}}
+
+    # dbt-spark's sync_all_columns refuses to drop a Delta table's columns, by design (Delta drops a column
+    # only under column mapping, which changes the table's protocol); dbt-databricks' suite expects that
+    # second run to fail, and so does this one on Delta
+    def run_incremental_sync_all_columns(self, project):
+        self._sync_dropping_columns(project, "incremental_sync_all_columns", super().run_incremental_sync_all_columns)
+
+    def run_incremental_sync_remove_only(self, project):
+        self._sync_dropping_columns(project, "incremental_sync_remove_only", super().run_incremental_sync_remove_only)
+
+    @staticmethod
+    def _sync_dropping_columns(project, model, run_on_iceberg):
+        if os.environ["SPARKLOAD_TABLE_FORMAT"] != "delta":
+            return run_on_iceberg(project)
+        select = f"model_a {model} {model}_target"
+        run_dbt(["run", "--select", select, "--full-refresh"])
+        second = run_dbt(["run", "--select", select], expect_pass=False)
+        failed = [r for r in second if r.status == "error"]
+        assert [r.node.name for r in failed] == [model]
+        assert "Delta Lake does not support dropping columns from tables" in failed[0].message
 
 
 @pytest.mark.over_the_wire

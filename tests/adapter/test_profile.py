@@ -11,6 +11,8 @@ import pytest
 import yaml
 from dbt.cli.main import dbtRunner
 
+pytestmark = pytest.mark.default_format  # dbt's suite on the default format, as dbt-spark runs it (docs/testing.md)
+
 
 def test_lakehouse_dir__relative_to_the_project_dir_from_any_working_directory(spark, lakehouse, tmp_path, monkeypatch):
     project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"

@@ -6,6 +6,8 @@ import pytest
 
 from dbt.tests.adapter.relations.test_changing_relation_type import BaseChangeRelationTypeValidator
 
+pytestmark = [pytest.mark.default_format, pytest.mark.each_format]  # the catalog's answers are the format's own
+
 
 @pytest.mark.over_the_wire
 class TestChangeRelationTypes(BaseChangeRelationTypeValidator):

@@ -16,6 +16,8 @@ import pytest
 
 from dbt.tests.util import run_dbt
 
+pytestmark = [pytest.mark.default_format, pytest.mark.each_format]  # the catalog's answers are the format's own
+
 TRICKY_CSV = '''id,name,note,amount,day,at,flag
 1,O'Brien,"a ""quoted"" word",1.50,2024-01-02,2024-01-02T03:04:05.123456,true
 2,,back\\slash and \\n not a newline,,,,

@@ -7,6 +7,8 @@ from dbt.tests.adapter.dbt_show.test_dbt_show import BaseShowDoesNotHandleDouble
 from dbt.tests.util import run_dbt
 from dbt_common.exceptions import DbtRuntimeError
 
+pytestmark = pytest.mark.default_format  # dbt's suite on the default format, as dbt-spark runs it (docs/testing.md)
+
 
 class TestShowLimit(BaseShowLimit):
     pass

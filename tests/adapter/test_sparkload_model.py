@@ -7,6 +7,8 @@ import pytest
 from ..conftest import rows
 from ..test_skeleton import LOAD_1, _pipeline, _run
 
+pytestmark = pytest.mark.default_format  # dbt's suite on the default format, as dbt-spark runs it (docs/testing.md)
+
 FINAL = "select * from {schema}.skeleton_customers order by id"
 
 

@@ -12,6 +12,8 @@ from dbt.tests.adapter.unit_testing.test_types import BaseUnitTestingTypes
 
 from .merged import merged_files
 
+pytestmark = pytest.mark.default_format  # dbt's suite on the default format, as dbt-spark runs it (docs/testing.md)
+
 
 class TestUnitTestingTypes(BaseUnitTestingTypes):
     @pytest.fixture

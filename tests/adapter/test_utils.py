@@ -51,6 +51,8 @@ from dbt.tests.adapter.utils.test_validate_sql import BaseValidateSqlMethod
 
 from .merged import merged_files
 
+pytestmark = pytest.mark.default_format  # dbt's suite on the default format, as dbt-spark runs it (docs/testing.md)
+
 BUILD_ONLY = [
     BaseAnyValue, BaseBoolOr, BaseCast, BaseCastBoolToText, BaseConcat, BaseDate, BaseDateAdd, BaseDateDiff,
     BaseDateSpine, BaseDateTrunc, BaseEscapeSingleQuotesBackslash, BaseGenerateSeries,

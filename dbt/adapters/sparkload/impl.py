@@ -38,6 +38,10 @@ VIEW_OWNER = re.compile(r"'sparkload\.owner' = '((?:[^'\\]|\\.)*)'")  # in an Ic
 DROPPED_BUT_H2_MESSAGES = ("Unrecognized database product name <H2>", "Table \"TXN_COMPONENTS\" not found")
 
 
+# the schema tree's names (Spark's DataType.typeName) of the types whose SQL name differs
+TREE_TYPE_NAMES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
+
+
 def _says(error: DbtRuntimeError, messages) -> bool:
     text = getattr(error, "msg", "") or str(error)
     return any(m in text for m in messages)
@@ -117,7 +121,9 @@ class SparkloadAdapter(SparkAdapter):
         kwargs = {"schema_relation": schema_relation}
         try:
             rows = self.execute_macro(LIST_RELATIONS_MACRO_NAME, kwargs=kwargs)
-            return self._build_spark_relation_list(rows, self._get_relation_information)
+            # rows are (namespace, name, isTemporary, information); the session catalog (Delta's) lists the
+            # session's temporary views (dbt-spark's `__dbt_tmp`) in every schema: no schema's relations
+            return self._build_spark_relation_list([row for row in rows if not row[2]], self._get_relation_information)
         except DbtRuntimeError as e:
             if _says(e, SCHEMA_NOT_FOUND_MESSAGES):
                 return []
@@ -155,9 +161,12 @@ class SparkloadAdapter(SparkAdapter):
 
     def _get_columns_for_catalog(self, relation: BaseRelation) -> Iterable[Dict[str, Any]]:
         # the catalog counts columns from 1 (information_schema's ordinal_position, which dbt's docs and
-        # its adapter suite expect); dbt-spark counts from 0
+        # its adapter suite expect); dbt-spark counts from 0. Types by their SQL names: on the session
+        # catalog (Delta's) dbt-spark reads them off `show table extended`'s schema tree, which names
+        # bigint `long` and int `integer` (DESCRIBE, on Iceberg's catalog, says bigint and int)
         for column in super()._get_columns_for_catalog(relation):
-            yield {**column, "column_index": column["column_index"] + 1}
+            yield {**column, "column_index": column["column_index"] + 1,
+                   "column_type": TREE_TYPE_NAMES.get(column["column_type"], column["column_type"])}
 
     def drop_schema(self, relation: BaseRelation) -> None:
         try:
