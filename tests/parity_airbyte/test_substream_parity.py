@@ -3,7 +3,9 @@
 run over two syncs through airbyte-cdk 7 directly, and the same API read by sparkload's REST source
 (`endpoint.parent` + an `incremental` block with `per_parent`) through the real extractor, each against
 its own copy of one local API. Compared per sync: the `since` each project's comments were asked from,
-the comments emitted, and each project's cursor in the state.
+the comments emitted, and each project's cursor in the state. Two more cases of manifest_cases.py:
+`incremental_dependency` (the parent cursor compared too) and `global_substream_cursor` (the global cursor
+and its `lookback_window`: identical).
 
 The two differences are kept on purpose (docs/parity.md, Airbyte section) and checked as exactly those:
 the CDK re-emits the comment at a project's saved cursor (sparkload's cursor is dlt's, which deduplicates
