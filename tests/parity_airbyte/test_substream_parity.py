@@ -24,9 +24,11 @@ pytest.importorskip("airbyte_cdk", reason="the judge: pip install 'airbyte-cdk>=
 freezegun = pytest.importorskip("freezegun")
 
 import pyarrow.parquet as pq  # noqa: E402
+import requests  # noqa: E402
 
 from python_extract import timeutil  # noqa: E402
 from python_extract.extract.extractor import Extractor  # noqa: E402
+from python_extract.extract.stream import Stream, stream_resource  # noqa: E402
 from python_extract.hooks import Hooks  # noqa: E402
 from python_extract.normalize import Schema  # noqa: E402
 from python_extract.packages import PackageStorage  # noqa: E402
@@ -185,3 +187,69 @@ def test_substream_options__without_a_parent_are_refused_in_one_line():
 
 def _case(name: str):
     return next(c for c in manifest_cases.CASES if c.name == name)
+
+
+# the Stream class: a `Comments` stream whose parent is a `Projects` stream, with incremental_dependency
+class Projects(Stream):
+    primary_key, cursor_field = "id", "updated_at"
+
+    def __init__(self, base_url: str):
+        super().__init__()
+        self.base_url = base_url
+
+    def read_records(self, stream_slice=None, stream_state=None):
+        yield from requests.get(f"{self.base_url}v1/projects", params={"since": (stream_state or {}).get("updated_at", START)}).json()
+
+
+class Comments(Stream):
+    primary_key, cursor_field, incremental_dependency = "id", "updated_at", True
+
+    def __init__(self, base_url: str):
+        super().__init__()
+        self.base_url, self.parent = base_url, Projects(base_url)
+
+    def stream_slices(self, stream_state=None):
+        since = (stream_state or {}).get("updated_at", START)  # the sync's start: one cursor for every project
+        return [{**s, "since": since} for s in super().stream_slices(stream_state)]
+
+    def read_records(self, stream_slice=None, stream_state=None):
+        project = stream_slice["parent"]["id"]
+        yield from requests.get(f"{self.base_url}v1/projects/{project}/comments", params={"since": stream_slice["since"]}).json()
+
+
+def stream_sync(home, base_url: str, carried):
+    pipeline_state = new_state("parity")
+    if carried is not None:
+        pipeline_state["sources"] = {"parity": copy.deepcopy(carried)}
+    extractor = Extractor(PackageStorage(home / uuid.uuid4().hex), "parity", Schema("parity"), pipeline_state, Hooks(),
+                          default_source="parity")
+    extractor.extract([stream_resource(Comments(base_url))])
+    comments: List[Dict[str, Any]] = []
+    for package in extractor.sealed:
+        folder = package.table_dir("comments")
+        if folder.exists():
+            comments += [row for part in sorted(folder.glob("*.parquet")) for row in pq.read_table(part).to_pylist()]
+        if package.state is not None:
+            carried = decode_value(package.state)["sources"]["parity"]
+    state = carried["resources"]["comments"]["custom"]["stream_state"]
+    return manifest_sides.rows(comments), {"global": state["updated_at"], "parent": state["parent_state"]["projects"]["updated_at"]}, carried
+
+
+def test_stream_with_a_parent__reads_the_changed_projects_the_cdk_reads_with_one_cursor(home):
+    """A `Stream` with `parent` and `incremental_dependency` against the CDK's `incremental_dependency` with
+    `global_substream_cursor`: the same projects read each sync (sync 2: the changed 1, 3 and 4), the same parent
+    cursor, global cursor and comments. On purpose: the CDK asks from its cursor less `lookback_window` (the last
+    sync's seconds), the Stream from its cursor (its `read_records` decides; it keeps no sync duration)."""
+    case = manifest_cases.Case("substream_stream_class", "", {}, manifest_cases.substream_routes,
+                               _case("substream_incremental_dependency").syncs,
+                               manifest=manifest_cases.substream_manifest(incremental_dependency=True, global_cursor=True))
+    theirs = _syncs(lambda url, carried: cdk_sync(url, carried, case), case)
+    ours = _syncs(lambda url, carried: stream_sync(home, url, carried), case)
+    assert [set(t["since"]) for t in theirs] == [set(o["since"]) for o in ours] == [{1, 2, 3}, {1, 3, 4}]
+    for o, t in zip(ours, theirs):
+        assert o["comments"] == t["comments"]
+        assert o["cursors"] == {k: v for k, v in t["cursors"].items() if k != "lookback_window"}
+    lookback = dt.timedelta(seconds=theirs[0]["cursors"]["lookback_window"])
+    assert set(ours[1]["since"].values()) == {theirs[0]["cursors"]["global"]}
+    assert set(theirs[1]["since"].values()) == {timeutil.iso_z(timeutil.parse(theirs[0]["cursors"]["global"]) - lookback)}
+    record("substreams (Stream class)", "differs-on-purpose")
