@@ -32,6 +32,7 @@ from python_extract.extract.stream import Stream, stream_resource  # noqa: E402
 from python_extract.hooks import Hooks  # noqa: E402
 from python_extract.normalize import Schema  # noqa: E402
 from python_extract.packages import PackageStorage  # noqa: E402
+from python_extract.errors import ConfigError
 from python_extract.sources.rest_api.source import RestApiSource  # noqa: E402
 from python_extract.state import decode_value, new_state  # noqa: E402
 
@@ -177,11 +178,11 @@ def test_global_substream_cursor__asks_every_project_from_one_cursor_less_the_la
 def test_substream_options__without_a_parent_are_refused_in_one_line():
     config = rest_config("http://127.0.0.1:9/", incremental_dependency=True)
     config["resources"][1]["endpoint"].pop("parent")
-    with pytest.raises(ValueError, match="resource comments: endpoint.incremental_dependency needs endpoint.parent"):
+    with pytest.raises(ConfigError, match="resource comments: endpoint.incremental_dependency needs endpoint.parent"):
         RestApiSource(config, name="api").resource("comments")
     config = rest_config("http://127.0.0.1:9/", incremental_dependency=True)
     config["resources"][0]["endpoint"].pop("incremental")
-    with pytest.raises(ValueError, match="resource comments: incremental_dependency needs an incremental block"):
+    with pytest.raises(ConfigError, match="resource comments: incremental_dependency needs an incremental block"):
         RestApiSource(config, name="api").resource("comments")
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from python_extract.errors import ConfigError
 from python_extract.sources.registry import SourceConfigError, get_plugin, resolve_config
 from python_extract.sources.rest_api.source import RestApiSource
 
@@ -44,3 +45,10 @@ def test_substream_option__that_is_not_a_boolean_is_one_line_naming_it(where, ke
     with pytest.raises(SourceConfigError) as failure:
         resolve_config(get_plugin("rest_api"), config)
     assert key in str(failure.value) and "\n" not in str(failure.value).strip()
+
+
+def test_global_substream_cursor__with_per_parent_is_refused_in_one_line():
+    config = resolve_config(get_plugin("rest_api"), docs_config())
+    config["resources"][1]["endpoint"]["incremental"]["per_parent"] = {"max_parents": 10}
+    with pytest.raises(ConfigError, match=r"^resource comments: incremental.global_substream_cursor .* per_parent .*$"):
+        RestApiSource(config).resource("comments")

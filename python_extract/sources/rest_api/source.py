@@ -24,6 +24,7 @@ import time
 from typing import Any, Dict, Iterator, List, Optional
 
 from ... import timeutil
+from ...errors import ConfigError
 from ...contract import TABLE_HINTS
 from ...extract import Source, date_windows, incremental
 from ...extract.resource import Resource, ResourceState, as_key_list
@@ -144,7 +145,7 @@ class RestApiSource:
         orphan = [k for k, on in (("endpoint.incremental_dependency", endpoint.get("incremental_dependency")),
                                   ("incremental.global_substream_cursor", (inc or {}).get("global_substream_cursor"))) if on]
         if parent is None and orphan:
-            raise ValueError(f"resource {name}: {orphan[0]} needs endpoint.parent (it is about a parent's records)")
+            raise ConfigError(f"resource {name}: {orphan[0]} needs endpoint.parent (it is about a parent's records)")
         if parent is not None:
             fn = self._child_fn(name, parent, endpoint, inc)
         elif inc and inc.get("step"):
@@ -194,6 +195,9 @@ class RestApiSource:
             return fn
         template = self._incremental(inc)
         if inc.get("global_substream_cursor"):
+            if inc.get("per_parent") is not None:
+                raise ConfigError(f"resource {name}: incremental.global_substream_cursor keeps one cursor for every parent; "
+                                 "per_parent (a cursor per parent) contradicts it: keep one of the two")
             return self._global_child_fn(name, template, inc, parents_of, records_of, primary_key)
         cap = (inc.get("per_parent") or {}).get("max_parents", DEFAULT_MAX_PARENTS)
 
@@ -258,7 +262,7 @@ class RestApiSource:
         parent_endpoint = self.resources[parent]["endpoint"]
         parent_inc = parent_endpoint.get("incremental")
         if not parent_inc or parent_inc.get("step"):
-            raise ValueError(f"resource {name}: incremental_dependency needs an incremental block without `step` on "
+            raise ConfigError(f"resource {name}: incremental_dependency needs an incremental block without `step` on "
                              f"its parent {parent!r} (its cursor says which parents changed)")
         # no boundary deduplication: a parent at the saved cursor counts as changed, as the CDK reads it again
         template = self._incremental(parent_inc, primary_key=())
