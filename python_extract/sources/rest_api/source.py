@@ -12,7 +12,11 @@ A resource with `endpoint.parent` is read per record of its parent resource: `{p
 its path, params and body is replaced by the parent record's field, and `include_from_parent` copies
 parent fields into its records as `_<parent>_<field>`. With an incremental block, each parent keeps
 its own cursor (`per_parent.max_parents`, default 1000); past that cap the resource falls back to one
-global cursor, the lowest of the per-parent ones, so no record is ever skipped.
+global cursor, the lowest of the per-parent ones, so no record is ever skipped. Two options of the Airbyte
+CDK's substreams: `endpoint.incremental_dependency` reads the parent by its own `incremental` block on a
+cursor kept in the child's state (`parent_state`), so only parents changed since the last run have their
+children read; `incremental.global_substream_cursor` keeps one cursor for every parent, asked from less
+`lookback_window`, the seconds the last run took. A misused option is a `ConfigError`.
 """
 from __future__ import annotations
 
@@ -24,8 +28,8 @@ import time
 from typing import Any, Dict, Iterator, List, Optional
 
 from ... import timeutil
-from ...errors import ConfigError
 from ...contract import TABLE_HINTS
+from ...errors import ConfigError
 from ...extract import Source, date_windows, incremental
 from ...extract.resource import Resource, ResourceState, as_key_list
 from .auth import build_auth
@@ -197,7 +201,7 @@ class RestApiSource:
         if inc.get("global_substream_cursor"):
             if inc.get("per_parent") is not None:
                 raise ConfigError(f"resource {name}: incremental.global_substream_cursor keeps one cursor for every parent; "
-                                 "per_parent (a cursor per parent) contradicts it: keep one of the two")
+                                  "per_parent (a cursor per parent) contradicts it: keep one of the two")
             return self._global_child_fn(name, template, inc, parents_of, records_of, primary_key)
         cap = (inc.get("per_parent") or {}).get("max_parents", DEFAULT_MAX_PARENTS)
 
