@@ -21,6 +21,14 @@ lakehouse before `stream_slices`, and checkpointed — committed with the rows r
 every `state_checkpoint_interval` records (only legal for ascending cursors: a record older than the
 previous one in the same slice is an error) and after every slice, so a failure in slice N resumes at
 slice N.
+
+Substreams (the CDK's `HttpSubStream` and declarative `ParentStreamConfig`): a stream with a `parent`
+stream is read per parent record, its default slices being `{"parent": <record>}`. With
+`incremental_dependency = True` the parent is read incrementally on a state of its own kept inside this
+stream's state (`parent_state: {<parent name>: <its state>}`), so only the parents changed since the last
+sync are read; that parent state is saved with the final checkpoint only, after every slice of those
+parents (a failure reads the same parents again). The stream keeps one state for every parent, which is
+the CDK's `global_substream_cursor` without its added lookback of the last sync's duration.
 """
 from __future__ import annotations
 
@@ -55,6 +63,8 @@ class Stream(ABC):
     primary_key: Union[str, List[str], None] = None
     cursor_field: Union[str, List[str], None] = None
     state_checkpoint_interval: Optional[int] = None
+    parent: Optional["Stream"] = None
+    incremental_dependency: bool = False
 
     def __init__(self) -> None:
         self._state: Dict[str, Any] = {}
@@ -72,7 +82,26 @@ class Stream(ABC):
         self._state = dict(value or {})
 
     def stream_slices(self, stream_state: Optional[Mapping[str, Any]] = None) -> Iterable[Optional[Mapping[str, Any]]]:
-        return [None]
+        if self.parent is None:
+            return [None]
+        return ({"parent": record} for record in self.parent_records())
+
+    def parent_records(self) -> Iterator[Mapping[str, Any]]:
+        """The parent's records: all of them, or with `incremental_dependency` those read from the parent
+        state this stream keeps (the parent's new state is saved by `stream_resource` after the last slice)."""
+        parent = self.parent
+        if parent is None:
+            raise ValueError(f"stream {self.name}: parent_records() needs a parent stream")
+        if self.incremental_dependency:
+            parent.state = copy.deepcopy((self.state.get("parent_state") or {}).get(parent.name) or {})
+        start = copy.deepcopy(parent.state)
+        path = _path(parent.cursor_field)
+        tracks = self.incremental_dependency and path and type(parent).state is Stream.state
+        for parent_slice in parent.stream_slices(stream_state=start):
+            for record in parent.read_records(stream_slice=parent_slice, stream_state=start):
+                if tracks:
+                    parent._track(record, path)
+                yield record
 
     @abstractmethod
     def read_records(self, stream_slice: Optional[Mapping[str, Any]] = None,
@@ -117,6 +146,12 @@ def stream_resource(stream: Stream) -> Resource:
                 if interval and count % interval == 0:
                     saved["stream_state"] = copy.deepcopy(stream.state)
                     yield CHECKPOINT
+            saved["stream_state"] = copy.deepcopy(stream.state)
+            yield CHECKPOINT
+        if stream.parent is not None and stream.incremental_dependency:
+            state = stream.state
+            state["parent_state"] = {stream.parent.name: copy.deepcopy(stream.parent.state)}
+            stream.state = state
             saved["stream_state"] = copy.deepcopy(stream.state)
             yield CHECKPOINT
 

@@ -57,7 +57,7 @@ def test_docs_example__two_runs_land_the_tickets_and_the_second_asks_from_the_st
 
         # run 1: every ticket since the start date
         assert sparkload(["run", "tickets_pipeline.yaml", *home]) == 0
-        assert [q.get("since") for _, q in api.requests] == ["2024-01-01T00:00:00Z"]
+        assert [q.get("since") for _, q in api.requests] == ["2024-01-01T00:00:00Z"] * 2  # the manifest's check, the read
         assert staged(spark_pipe(names, lakehouse, tmp_path), "tickets", "id", "status") == [(1, "open"), (2, "open"), (3, "open")]
 
         # run 2: ticket 2 closed, ticket 4 new; the request starts at the state (ticket 3's updated_at)
@@ -65,7 +65,7 @@ def test_docs_example__two_runs_land_the_tickets_and_the_second_asks_from_the_st
         api.routes["/v1/tickets"].records += [ticket(2, 7, "closed"), ticket(4, 8)]
         api.requests.clear()
         assert sparkload(["run", "tickets_pipeline.yaml", *home]) == 0
-        assert [q.get("since") for _, q in api.requests] == ["2024-01-05T00:00:00Z"]
+        assert [q.get("since") for _, q in api.requests] == ["2024-01-01T00:00:00Z", "2024-01-05T00:00:00Z"]  # check, read
         pipe = spark_pipe(names, lakehouse, tmp_path)
         loads = [r[0] for r in staged(pipe, "tickets", "_dlt_load_id")]
         second = max(loads)

@@ -24,19 +24,24 @@ PACKAGES = {
 }
 
 
-def manifest(connector: str) -> Dict[str, Any]:
-    """The manifest of `connector` as its package ships it."""
-    requirement = PACKAGES[connector]
+def wheel(requirement: str) -> Path:
+    """The wheel of `requirement` (`name==version`), fetched once into the cache."""
     name, version = requirement.split("==")
-    wheel = CACHE / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
-    if not wheel.exists():
+    found = CACHE / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+    if not found.exists():
         CACHE.mkdir(parents=True, exist_ok=True)
         done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--disable-pip-version-check",
                                "--only-binary", ":all:", "-d", str(CACHE), requirement], capture_output=True, text=True)
-        assert done.returncode == 0 and wheel.exists(), f"pip download {requirement}: {done.stderr.strip()[-500:]}"
-    with zipfile.ZipFile(wheel) as archive:
+        assert done.returncode == 0 and found.exists(), f"pip download {requirement}: {done.stderr.strip()[-500:]}"
+    return found
+
+
+def manifest(connector: str) -> Dict[str, Any]:
+    """The manifest of `connector` as its package ships it."""
+    wheel_file = wheel(PACKAGES[connector])
+    with zipfile.ZipFile(wheel_file) as archive:
         found = [n for n in archive.namelist() if n.endswith("/manifest.yaml")]
-        assert len(found) == 1, f"{wheel.name} holds {len(found)} manifest.yaml"
+        assert len(found) == 1, f"{wheel_file.name} holds {len(found)} manifest.yaml"
         return yaml.safe_load(archive.read(found[0]))
 
 

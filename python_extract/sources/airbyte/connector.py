@@ -20,13 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from ...errors import SparkloadError
+from ...errors import ConfigError, SparkloadError
 
 log = logging.getLogger("sparkload.airbyte")
 
 
 class ConnectorError(SparkloadError):
     pass
+
+
+class ConnectorCheckFailed(ConfigError, ConnectorError):
+    """The connector's own `check` refused its config (run before any read; a usage error, exit 2)."""
 
 
 def install(package: str, venvs_dir: Path, version: Optional[str] = None) -> Path:
@@ -123,7 +127,9 @@ class Connector:
     def check(self) -> None:
         status = self._one("CONNECTION_STATUS", "check", files={"config": self.config})
         if status["connectionStatus"]["status"] != "SUCCEEDED":
-            raise ConnectorError(f"check failed: {status['connectionStatus'].get('message')}")
+            raise ConnectorCheckFailed(
+                f"{Path(self.command[-1]).name} check failed: {status['connectionStatus'].get('message')}; nothing was "
+                "read: fix the connector's config (source.config.config), or set `check: false` to skip the check")
 
     def discover(self) -> Dict[str, Any]:
         return self._one("CATALOG", "discover", files={"config": self.config})["catalog"]

@@ -22,7 +22,8 @@ the CDK's):
 
 Errors (all `ConfigError`, one line, before any request): airbyte-cdk missing, a manifest that is not
 a file, not YAML or not a valid declarative manifest, a stream the manifest lacks, a connector config
-key its spec does not declare or a config the spec refuses. While reading: `ConnectorError`.
+key its spec does not declare or a config the spec refuses; the manifest's `check` failing
+(`ConnectorCheckFailed`, a `ConfigError` too; skipped with `check=False`). While reading: `ConnectorError`.
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ from ...errors import ConfigError
 from ...extract import Source
 from ...extract.checkpoint import CHECKPOINT
 from ...extract.resource import Resource, ResourceState
-from .connector import ConnectorError
+from .connector import ConnectorCheckFailed, ConnectorError
 
 log = logging.getLogger("sparkload.airbyte")
 CDK_LOGGER = "airbyte"
@@ -142,7 +143,7 @@ class ManifestSource:
 
     def __init__(self, manifest: Union[str, Path, Mapping[str, Any]], config: Optional[Dict[str, Any]] = None,
                  streams: Optional[List[Union[str, Dict[str, Any]]]] = None, name: str = "manifest",
-                 checkpoint_records: int = 10_000):
+                 checkpoint_records: int = 10_000, check: bool = True):
         self.models, self._engine = _cdk()
         self.manifest, self.config, self.name = load_manifest(manifest), dict(config or {}), name
         self.where = f"manifest {str(manifest)!r}" if not isinstance(manifest, Mapping) else "the manifest"
@@ -156,12 +157,25 @@ class ManifestSource:
                 raise ConfigError(f"{self.where}: its streams cannot be built: {_reason(e)}") from None
         self.catalog = {s.name: s for s in discovered.streams}
         self.selected = self._select(streams)
+        if check and self.manifest.get("check"):
+            with _one_sync():
+                self._check(self._build(None, None))
 
     def _build(self, catalog: Any, state: Any) -> Any:
         try:
             return self._engine(catalog=catalog, config=self.config, state=state, source_config=copy.deepcopy(self.manifest))
         except Exception as e:  # the CDK's validation errors have no common base
             raise ConfigError(f"{self.where} is not a valid declarative manifest: {_reason(e)}") from None
+
+    def _check(self, engine: Any) -> None:
+        """The manifest's own `check` (the CDK's, e.g. one page of a stream) before any read."""
+        try:
+            status = engine.check(logging.getLogger(CDK_LOGGER), self.config)
+        except Exception as e:  # a check component the manifest cannot build
+            raise ConfigError(f"{self.where}: its check cannot be built: {_reason(e)}") from None
+        if status.status != self.models.Status.SUCCEEDED:
+            raise ConnectorCheckFailed(f"{self.where}: check failed: {_first_line(status.message)}; nothing was read: fix "
+                                       "the connector's config (source.config.config), or set `check: false` to skip the check")
 
     def _check_config(self) -> None:
         import jsonschema
@@ -267,7 +281,8 @@ class ManifestSource:
 
 def manifest_source(manifest: Union[str, Path, Mapping[str, Any]], config: Optional[Dict[str, Any]] = None,
                     streams: Optional[List[Union[str, Dict[str, Any]]]] = None, name: str = "manifest",
-                    checkpoint_records: int = 10_000) -> Source:
+                    checkpoint_records: int = 10_000, check: bool = True) -> Source:
     """A sparkload Source running `manifest` (a path to a connector's manifest.yaml, or its mapping) with
-    the connector's `config`; `streams` picks streams (names, or {name, sync_mode, write_disposition})."""
-    return ManifestSource(manifest, config, streams, name, checkpoint_records).source()
+    the connector's `config`; `streams` picks streams (names, or {name, sync_mode, write_disposition});
+    `check`: run the manifest's `check` first (a refusal is `ConnectorCheckFailed`, nothing read)."""
+    return ManifestSource(manifest, config, streams, name, checkpoint_records, check).source()

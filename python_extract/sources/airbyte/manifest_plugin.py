@@ -27,6 +27,8 @@ class ManifestConfig(ConfigModel):
     """the streams to read (default: all)"""
     checkpoint_records: int = Field(None, ge=1)
     """seal a load at the first STATE after this many records (default 10000)"""
+    check: bool = None
+    """run the manifest's `check` before reading (default true; a failure reads nothing)"""
 
 
 CONFIG_SCHEMA = json_schema(ManifestConfig)
@@ -41,7 +43,7 @@ EXAMPLE = """\
 def _build(config: Dict[str, Any], name: str) -> Any:
     streams = [s if isinstance(s, str) else {k: v for k, v in s.items() if v is not None} for s in config.get("streams") or []]
     return ManifestSource(config["manifest"], config.get("config"), streams or None, name,
-                          int(config.get("checkpoint_records") or 10_000)).source()
+                          int(config.get("checkpoint_records") or 10_000), config.get("check", True) is not False).source()
 
 
 plugin = SourcePlugin(

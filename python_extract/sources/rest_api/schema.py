@@ -57,6 +57,8 @@ class Incremental(ConfigModel):
     format: str = None
     """iso (default), epoch, date, or a strftime pattern"""
     per_parent: PerParent = None
+    global_substream_cursor: bool = None
+    """with `endpoint.parent`: one cursor for every parent, asked from less the last sync's duration (the CDK's)"""
 
 
 class ResponseAction(ConfigModel):
@@ -77,6 +79,8 @@ class Endpoint(ConfigModel):
     incremental: Incremental = None
     parent: str = None
     include_from_parent: List[str] = None
+    incremental_dependency: bool = None
+    """with `parent`: read only the parents changed since the last sync, by the parent's incremental block"""
 
 
 class RetryConfig(ConfigModel):

@@ -12,17 +12,24 @@ A resource with `endpoint.parent` is read per record of its parent resource: `{p
 its path, params and body is replaced by the parent record's field, and `include_from_parent` copies
 parent fields into its records as `_<parent>_<field>`. With an incremental block, each parent keeps
 its own cursor (`per_parent.max_parents`, default 1000); past that cap the resource falls back to one
-global cursor, the lowest of the per-parent ones, so no record is ever skipped.
+global cursor, the lowest of the per-parent ones, so no record is ever skipped. Two options of the Airbyte
+CDK's substreams: `endpoint.incremental_dependency` reads the parent by its own `incremental` block on a
+cursor kept in the child's state (`parent_state`), so only parents changed since the last run have their
+children read; `incremental.global_substream_cursor` keeps one cursor for every parent, asked from less
+`lookback_window`, the seconds the last run took. A misused option is a `ConfigError`.
 """
 from __future__ import annotations
 
 import copy
 import datetime as dt
+import math
 import re
+import time
 from typing import Any, Dict, Iterator, List, Optional
 
 from ... import timeutil
 from ...contract import TABLE_HINTS
+from ...errors import ConfigError
 from ...extract import Source, date_windows, incremental
 from ...extract.resource import Resource, ResourceState, as_key_list
 from .auth import build_auth
@@ -139,6 +146,10 @@ class RestApiSource:
         parent = endpoint.get("parent")
         if parent is not None and parent not in self.resources:
             raise ValueError(f"resource {name}: parent {parent!r} is not a resource of this source")
+        orphan = [k for k, on in (("endpoint.incremental_dependency", endpoint.get("incremental_dependency")),
+                                  ("incremental.global_substream_cursor", (inc or {}).get("global_substream_cursor"))) if on]
+        if parent is None and orphan:
+            raise ConfigError(f"resource {name}: {orphan[0]} needs endpoint.parent (it is about a parent's records)")
         if parent is not None:
             fn = self._child_fn(name, parent, endpoint, inc)
         elif inc and inc.get("step"):
@@ -160,17 +171,17 @@ class RestApiSource:
         return Resource(fn, name, **hints)
 
     @staticmethod
-    def _incremental(inc: Dict[str, Any]):
-        return incremental(
-            inc["cursor_path"], initial_value=inc.get("initial_value"), end_value=inc.get("end_value"),
-            range_start=inc.get("range_start", "closed"), range_end=inc.get("range_end", "open"),
-            lag=inc.get("lookback"), row_order=inc.get("row_order"),
-            on_cursor_value_missing=inc.get("on_cursor_value_missing", "raise"),
-        )
+    def _incremental(inc: Dict[str, Any], **overrides: Any):
+        args = dict(initial_value=inc.get("initial_value"), end_value=inc.get("end_value"),
+                    range_start=inc.get("range_start", "closed"), range_end=inc.get("range_end", "open"),
+                    lag=inc.get("lookback"), row_order=inc.get("row_order"),
+                    on_cursor_value_missing=inc.get("on_cursor_value_missing", "raise"))
+        return incremental(inc["cursor_path"], **{**args, **overrides})
 
     def _child_fn(self, name: str, parent: str, endpoint: Dict[str, Any], inc: Optional[Dict[str, Any]]):
         copy_fields = endpoint.get("include_from_parent") or []
         primary_key = as_key_list(self.resources[name].get("primary_key"))
+        parents_of = self._parents_reader(name, parent, bool(endpoint.get("incremental_dependency")))
 
         def records_of(record: Dict[str, Any], bounds: tuple) -> Iterator[List[Any]]:
             for page in self.pages(endpoint, parent=record, bounds=bounds):
@@ -180,15 +191,23 @@ class RestApiSource:
                 yield page
 
         if not inc:
-            def fn():
-                for record in self._records(parent):
+            def fn(state=ResourceState()):
+                records, commit = parents_of(state)
+                for record in records:
                     yield from records_of(record, (None, None))
+                commit()
             return fn
-        cap = (inc.get("per_parent") or {}).get("max_parents", DEFAULT_MAX_PARENTS)
         template = self._incremental(inc)
+        if inc.get("global_substream_cursor"):
+            if inc.get("per_parent") is not None:
+                raise ConfigError(f"resource {name}: incremental.global_substream_cursor keeps one cursor for every parent; "
+                                  "per_parent (a cursor per parent) contradicts it: keep one of the two")
+            return self._global_child_fn(name, template, inc, parents_of, records_of, primary_key)
+        cap = (inc.get("per_parent") or {}).get("max_parents", DEFAULT_MAX_PARENTS)
 
         def fn(state=ResourceState()):
-            parents = list(self._records(parent))
+            parents, commit = parents_of(state)
+            parents = list(parents)
             partitions = state.setdefault("partitions", {})
             if "global" not in state and len(set(partitions) | {_key(p) for p in parents}) > cap:
                 state["global"] = _lowest(partitions.values())
@@ -207,8 +226,58 @@ class RestApiSource:
             if state.get("global") is not None and advanced:
                 # a parent without new rows had none in the range, so the lowest advanced cursor is safe
                 state["global"] = _lowest(advanced)
+            commit()
 
         return fn
+
+    @staticmethod
+    def _global_child_fn(name, template, inc, parents_of, records_of, primary_key):
+        """One cursor for every parent (the CDK's `global_substream_cursor`): each parent is asked from the
+        highest cursor value of the last sync less `lookback_window`, the seconds that sync took, so a record
+        changed under a parent read early in that sync is read again."""
+        def fn(state=ResourceState()):
+            started = time.perf_counter()
+            parents, commit = parents_of(state)
+            shared = state.setdefault("global", {})
+            lag = state.get("lookback_window", 0) + (inc.get("lookback") or 0)
+            cursor = copy.copy(template)
+            cursor.lag = lag or None
+            cursor = cursor.bind(shared, name, primary_key)
+            read = False
+            for record in parents:
+                kept = [row for page in records_of(record, (cursor.start_value, cursor.end_value))
+                        for row in page if cursor(row)]
+                if kept:
+                    read = True
+                    yield kept
+            cursor.commit()
+            if read:
+                state["lookback_window"] = math.ceil(time.perf_counter() - started)
+            commit()
+
+        return fn
+
+    def _parents_reader(self, name: str, parent: str, dependency: bool):
+        """`state -> (parent records, commit)`: every parent record, or with `incremental_dependency` (the
+        CDK's) those changed since the last sync, by the parent's own `incremental` block on a cursor kept in
+        this resource's state (`parent_state`) and committed after the last child record."""
+        if not dependency:
+            return lambda state: (self._records(parent), lambda: None)
+        parent_endpoint = self.resources[parent]["endpoint"]
+        parent_inc = parent_endpoint.get("incremental")
+        if not parent_inc or parent_inc.get("step"):
+            raise ConfigError(f"resource {name}: incremental_dependency needs an incremental block without `step` on "
+                             f"its parent {parent!r} (its cursor says which parents changed)")
+        # no boundary deduplication: a parent at the saved cursor counts as changed, as the CDK reads it again
+        template = self._incremental(parent_inc, primary_key=())
+
+        def read(state: Dict[str, Any]):
+            cursor = template.bind(state.setdefault("parent_state", {}).setdefault(parent, {}), parent, [])
+            records = [row for page in self.pages(parent_endpoint, bounds=(cursor.start_value, cursor.end_value))
+                       for row in page if cursor(row)]
+            return records, cursor.commit
+
+        return read
 
     def source(self) -> Source:
         selected = [n for n, cfg in self.resources.items() if cfg.get("selected", True)]
