@@ -17,7 +17,10 @@ from dbt.adapters.sparkload.connect import shown
 
 # the client's default (15 retries, up to 60 s apart) tolerates a server gone for ten minutes; dbt fails fast
 RETRY_POLICY = {"max_retries": 4, "max_backoff": 2000}
-UNREACHABLE = ("StatusCode.UNAVAILABLE", "failed to connect to all addresses", "Connection refused", "Socket closed")
+# gRPC's words for a server that is gone, and Spark's for one shutting down (a stop, or its starter's death,
+# ends the SparkContext while the gRPC service still takes calls)
+UNREACHABLE = ("StatusCode.UNAVAILABLE", "failed to connect to all addresses", "Connection refused", "Socket closed",
+               "Cannot call methods on a stopped SparkContext", "SparkContext was shut down")
 _PLACEHOLDER = re.compile(r"%([s%])")
 
 _sessions: Dict[str, Any] = {}
