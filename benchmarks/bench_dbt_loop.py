@@ -247,7 +247,7 @@ def main() -> int:
                              ("connect", x_wall)):
             print(f"  {label:34s}{value:8.2f} s{value / n:8.2f}x")
         print(f"  connect: launch -> first query {x_first:.2f} s, version -> first query {x_vq:.2f} s; "
-              f"first connect run {first_connect['wall']:.2f} s (a new server session)")
+              f"first connect run {first_connect['wall']:.2f} s (the new server's first statements)")
         each = [", ".join(f"{r['wall']:.1f}" for r in runs) for runs in (bare, cold, warm, connect)]
         print(f"  each run, wall: cold without archive {each[0]} s; cold {each[1]} s; warm {each[2]} s; connect {each[3]} s")
         print(f"goal: warm no-op <= {GOAL:.0f} s wall: {'met' if w_wall <= GOAL else 'NOT met'} ({w_wall:.2f} s)")
