@@ -1,6 +1,8 @@
 """The dbt edit-run loop (not a test): wall time of a no-op `dbt run` of a small project, cold (method
-embedded: a JVM starts in the dbt process) against warm (`warm: true`: the lakehouse's warm server),
-measured in the same run on the same lakehouse, with `dbt --version` as the floor of any dbt call. Cold
+embedded: a JVM starts in the dbt process) against warm (`warm: true`: the lakehouse's warm server) and
+connect (`method: connect` on `sparkload lakehouse serve --connect`, started here: no JVM in dbt),
+measured in the same run on the same lakehouse, each also as a ratio to dbt-core's own floor: `dbt run
+--select` of nothing (parse and exit). Cold
 runs alternate between a JVM with the class archive `sparkload lakehouse setup` trains (trained first
 if missing) and one without it (`-Xshare:auto` in SPARK_SUBMIT_OPTS: the JVM's own class sharing).
 
@@ -15,6 +17,7 @@ re-created). Every dbt call is a new process, as at a terminal. Figures are medi
   version->first query  from dbt's `Running with dbt=` line (imports done: what `dbt --version`
                         shows) to its first answered statement: connection, lakehouse, first query
   first warm run        the warm run that starts the server (once per idle period)
+  floor                 `dbt run --select` of no model: dbt's imports, the project's parse, no connection
   `dbt --help`          the floor of any dbt call here (python, dbt's imports); `dbt --version`
                         is shown too, but it asks PyPI for newer versions (1 s timeout per package)
 
@@ -56,9 +59,10 @@ p.run([{"order_id": i, "customer_id": i % 100, "amount": i * 1.5} for i in range
 class Call:
     """One dbt process: wall seconds, and seconds from launch to its first answered statement."""
 
-    def __init__(self, home: Path, work: Path):
+    def __init__(self, home: Path, work: Path, profiles: Path = PROJECT):
         self.env = {**os.environ, "SPARKLOAD_HOME": str(home)}
         self.work = work
+        self.profiles = profiles
         self.count = 0
 
     def __call__(self, *args: str, prefix=(), env=None) -> dict:
@@ -66,7 +70,7 @@ class Call:
         logs = self.work / f"logs-{self.count}"
         cli = [*prefix, str(BIN / "dbt"), *args]
         if not args[0].startswith("--"):
-            cli += ["--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT), "--log-path", str(logs),
+            cli += ["--project-dir", str(PROJECT), "--profiles-dir", str(self.profiles), "--log-path", str(logs),
                     "--log-format-file", "json", "--log-level-file", "debug"]
         launched, t0 = time.time(), time.perf_counter()
         done = subprocess.run(cli, env={**self.env, **(env or {})}, cwd=PROJECT, capture_output=True, text=True)
@@ -161,6 +165,19 @@ def _profile(call: Call) -> None:
           f"{sorted(n for _, _, n in imports if n.startswith('python_extract'))}")
 
 
+def _profiles_with_connect(work: Path, port: int) -> Path:
+    """loop_project's profiles plus a `connect` target on `port`, in a folder of `work`."""
+    import yaml
+
+    profiles = yaml.safe_load((PROJECT / "profiles.yml").read_text())
+    profiles["bench_loop"]["outputs"]["connect"] = {"type": "sparkload", "method": "connect", "host": "127.0.0.1",
+                                                    "port": port, "schema": "loop", "threads": 1}
+    folder = work / "profiles"
+    folder.mkdir()
+    (folder / "profiles.yml").write_text(yaml.safe_dump(profiles))
+    return folder
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3)
@@ -170,6 +187,8 @@ def main() -> int:
 
     sys.path.insert(0, str(REPO))
     from python_extract.lakehouse import LakehouseConfig, class_archive
+    from python_extract.servers.connect import start_connect_server
+    from python_extract.servers.processes import free_port
     from python_extract.servers.warm import stop_server
 
     home = Path(args.home or tempfile.mkdtemp(prefix="sparkload-bench-loop-")).resolve()
@@ -177,7 +196,8 @@ def main() -> int:
     load_before = _load()
     print(f"dbt loop benchmark: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"python {platform.python_version()}; lakehouse {home}")
-    call = Call(home, work)
+    port = free_port()
+    call = Call(home, work, _profiles_with_connect(work, port))
     try:
         subprocess.run([sys.executable, "-c", LAND], env=call.env, check=True, capture_output=True)
         subprocess.run([str(BIN / "dbt"), "deps", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)],
@@ -191,10 +211,15 @@ def main() -> int:
 
         version = [call("--version")["wall"] for _ in range(args.reps)]
         floor = [call("--help")["wall"] for _ in range(args.reps)]
+        nothing = [call("run", "--target", "cold", "--select", "no_such_model")["wall"] for _ in range(args.reps)]
         cold, bare = [], []
         for _ in range(args.reps):
             cold.append(call("run", "--target", "cold"))
             bare.append(call("run", "--target", "cold", env=bare_env))
+        with start_connect_server(LakehouseConfig.from_env(home=home), port=port):
+            first_connect = call("run", "--target", "connect")
+            connect = [call("run", "--target", "connect") for _ in range(args.reps)]
+        assert "NO-OP" in connect[-1]["stdout"], connect[-1]["stdout"][-2000:]
         stop_server(home)
         first_warm = call("run", "--target", "warm")
         warm = [call("run", "--target", "warm") for _ in range(args.reps)]
@@ -204,7 +229,8 @@ def main() -> int:
         c_first, w_first = _median(r["first_query"] for r in cold), _median(r["first_query"] for r in warm)
         c_vq, w_vq = _median(r["version_to_query"] for r in cold), _median(r["version_to_query"] for r in warm)
         b_wall, b_first, b_vq = (_median(r[k] for r in bare) for k in ("wall", "first_query", "version_to_query"))
-        v, f = _median(version), _median(floor)
+        v, f, n = _median(version), _median(floor), _median(nothing)
+        x_wall, x_first, x_vq = (_median(r[k] for r in connect) for k in ("wall", "first_query", "version_to_query"))
         print(f"load average before: {load_before}; after: {_load()}  (1 / 5 / 15 min)")
         print(f"no-op `dbt run` of benchmarks/loop_project (2 sparkload models + 1 view), median of {args.reps}:")
         print(f"  {'':34s}{'cold, no archive':>17s}{'cold (embedded)':>17s}{'archive/none':>13s}{'warm':>10s}"
@@ -213,10 +239,17 @@ def main() -> int:
                                ("version -> first query answered", b_vq, c_vq, w_vq)):
             print(f"  {label:34s}{b:15.2f} s{c:15.2f} s{c / b:12.2f}x{w:8.2f} s{c / w:10.1f}x")
         print(f"  {'`dbt --help` (floor of any call)':34s}{f:15.2f} s{f:15.2f} s{'':13s}{f:8.2f} s")
+        print(f"  {'`dbt run --select` of nothing':34s}{n:15.2f} s{n:15.2f} s{'':13s}{n:8.2f} s")
         print(f"  {'`dbt --version` (asks PyPI)':34s}{v:15.2f} s{v:15.2f} s{'':13s}{v:8.2f} s")
         print(f"  {'first warm run (starts the server)':34s}{'':45s}{first_warm['wall']:8.2f} s")
-        each = [", ".join(f"{r['wall']:.1f}" for r in runs) for runs in (bare, cold, warm)]
-        print(f"  each run, wall: cold without archive {each[0]} s; cold {each[1]} s; warm {each[2]} s")
+        print(f"the same no-op run as a multiple of dbt's floor (`dbt run --select` of nothing, {n:.2f} s), wall:")
+        for label, value in (("cold, no archive", b_wall), ("cold (embedded)", c_wall), ("warm (thrift)", w_wall),
+                             ("connect", x_wall)):
+            print(f"  {label:34s}{value:8.2f} s{value / n:8.2f}x")
+        print(f"  connect: launch -> first query {x_first:.2f} s, version -> first query {x_vq:.2f} s; "
+              f"first connect run {first_connect['wall']:.2f} s (the new server's first statements)")
+        each = [", ".join(f"{r['wall']:.1f}" for r in runs) for runs in (bare, cold, warm, connect)]
+        print(f"  each run, wall: cold without archive {each[0]} s; cold {each[1]} s; warm {each[2]} s; connect {each[3]} s")
         print(f"goal: warm no-op <= {GOAL:.0f} s wall: {'met' if w_wall <= GOAL else 'NOT met'} ({w_wall:.2f} s)")
         if args.profile:
             _profile(call)

@@ -9,6 +9,7 @@ in the library imports it.
     sparkload demo [--home DIR]                          sample data -> extractor -> dbt run -> final table
     sparkload run TARGET | sparkload pipeline {info,loads,reset,drop} NAME   the extractor (cli_pipeline.py)
     sparkload lakehouse serve [--port 10000]             the Spark Thrift server over the lakehouse (foreground)
+    sparkload lakehouse serve --connect [--port 15002]   the Spark Connect server over the lakehouse (foreground)
     sparkload lakehouse serve --stop                     stop the lakehouse's warm server (dbt `warm: true`)
     sparkload lakehouse maintain [--dataset D] [--dry-run]   compact, apply deletes, expire snapshots (python_extract/maintenance)
     sparkload cluster start [--workers 2]                a Spark standalone master + workers on this machine (foreground)
@@ -112,15 +113,26 @@ def _spark_conf_pair(text: str):
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from .servers.processes import run_until_interrupted
-    from .servers.serve import start_thrift_server
 
     config = _config(args)
     if args.stop:
+        if args.connect:
+            raise ConfigError("--stop stops the warm (thrift) server and cannot be combined with --connect; "
+                              "stop a Connect server with Ctrl-C or SIGTERM")
         return _stop_warm(config)
     config = config.with_(spark_conf={**config.spark_conf, **dict(args.conf)})
-    server = start_thrift_server(config, host=args.host, port=args.port, run_dir=args.run_dir)
-    print(f"thrift server listening on {server.host}:{server.port} (lakehouse {config.home}, master "
-          f"{config.master}); log {server.log}; Ctrl-C stops it", flush=True)
+    if args.connect:
+        from .servers.connect import DEFAULT_PORT, start_connect_server
+
+        server = start_connect_server(config, host=args.host, port=args.port or DEFAULT_PORT, run_dir=args.run_dir)
+        print(f"Spark Connect server at {server.url} (listening on every interface: Spark 3.5 has no bind address; "
+              f"lakehouse {config.home}, master {config.master}); log {server.log}; Ctrl-C stops it", flush=True)
+    else:
+        from .servers.serve import start_thrift_server
+
+        server = start_thrift_server(config, host=args.host, port=args.port or 10000, run_dir=args.run_dir)
+        print(f"thrift server listening on {server.host}:{server.port} (lakehouse {config.home}, master "
+              f"{config.master}); log {server.log}; Ctrl-C stops it", flush=True)
     return run_until_interrupted(server)
 
 
@@ -215,10 +227,13 @@ def build_parser() -> argparse.ArgumentParser:
                            help=f"also fetch these jar sets ({', '.join(sorted(JAR_SETS))}), e.g. both formats on one machine")
             p.add_argument("--no-class-archive", dest="class_archive", action="store_false",
                            help="skip training the JVM class archive that makes each session start faster (30-45 s, 160 MB)")
-    serve = lake.add_parser("serve", help="run the Spark Thrift server over the lakehouse until Ctrl-C")
+    serve = lake.add_parser("serve", help="run the Spark Thrift (or Connect) server over the lakehouse until Ctrl-C")
     _lakehouse_args(serve)
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=10000, help="thrift port (default 10000)")
+    serve.add_argument("--connect", action="store_true",
+                       help="a Spark Connect server (dbt `method: connect`, pyspark's remote sessions) instead of thrift")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1; a Connect server listens on every interface)")
+    serve.add_argument("--port", type=int, default=None, help="port (default 10000, with --connect 15002)")
     serve.add_argument("--conf", type=_spark_conf_pair, action="append", default=[], metavar="KEY=VALUE",
                        help="extra Spark setting, repeatable (e.g. spark.executor.memory=2g)")
     serve.add_argument("--run-dir", help="log and working directory, kept (default: a new temporary one, removed when the server is stopped)")

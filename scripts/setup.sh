@@ -23,6 +23,7 @@ fi
 # pick up dbt/adapters/sparkload and dbt/include/sparkload straight from the source tree
 .venv/bin/pip install -q --disable-pip-version-check -e '.[test]' --config-settings editable_mode=compat
 # the jars of both formats (the tests run both), S3A (tests/lakehouse/test_s3.py) and the PostgreSQL driver (an
-# Iceberg catalog on PostgreSQL, tests/deploy/test_cluster.py); the class archive of a delta session
-.venv/bin/sparkload lakehouse setup --s3 --jars iceberg postgresql >/dev/null
+# Iceberg catalog on PostgreSQL, tests/deploy/test_cluster.py), the Spark Connect server (tests/deploy/test_connect.py);
+# the class archive of a delta session
+.venv/bin/sparkload lakehouse setup --s3 --jars iceberg postgresql connect >/dev/null
 echo "setup: done (.venv/bin/sparkload, .venv/bin/dbt)"

@@ -12,6 +12,7 @@ file names wins over the cache, for machines that get their jars another way.
 | iceberg    | iceberg-spark-runtime-3.5_2.12, H2 2.3.232                        | the Iceberg JdbcCatalog on H2 |
 | s3         | hadoop-aws 3.3.4 (pyspark 3.5's Hadoop client) + the AWS SDK bundle it was built with | S3A, for a warehouse on `s3a://` |
 | postgresql | the PostgreSQL JDBC driver                                        | a catalog database on PostgreSQL (`catalog_uri`) |
+| connect    | spark-connect_2.12 3.5.7                                          | the Spark Connect server (`sparkload lakehouse serve --connect`); pyspark's patch release is not on Maven Central, 3.5.7 is the newest 3.5 that is, and runs in pyspark 3.5's JVM |
 
 Errors: `LakehouseConfigError`, one line naming the missing jars and how to supply them.
 """
@@ -44,6 +45,9 @@ class Jar:
         return f"{artifact}-{version}.jar"
 
 
+# Maven Central serves spark-connect_2.12 at 3.5.0, .1, .4, .5 and .7 only (not pyspark's own 3.5.9): 3.5.7's
+# server plugin runs in a 3.5.9 JVM and serves pyspark 3.5.9's client (tests/deploy/test_connect.py)
+CONNECT_VERSION = "3.5.7"
 DELTA_VERSION = "3.3.3"  # pyproject.toml pins the delta-spark Python package to the same version
 JAR_SETS: Dict[str, Sequence[Jar]] = {
     "delta": (
@@ -63,6 +67,10 @@ JAR_SETS: Dict[str, Sequence[Jar]] = {
     "postgresql": (
         Jar("org.postgresql:postgresql:42.7.4", "188976721ead8e8627eb6d8389d500dccc0c9bebd885268a3047180274a6031e",
             jdbc_driver=True),
+    ),
+    "connect": (
+        Jar(f"org.apache.spark:spark-connect_2.12:{CONNECT_VERSION}",
+            "15366e21273a874c760b51fa00743a2acb8fa78642cc35d7a076a3ade0c5eef6"),
     ),
 }
 MAVEN_DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:2.8"

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Optional, Sequence
 
 from ..lakehouse.config import LakehouseConfig
 from .processes import LOOPBACK, RunDir, SparkProcess, SparkProcessError, conf_args, free_port, spark_script
@@ -31,7 +31,8 @@ THRIFT_SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 
 
 @dataclass
-class ThriftServer:
+class SparkServer:
+    """A server JVM over the lakehouse (thrift here, Spark Connect in connect.py), stopped with its group."""
     host: str
     port: int
     catalog: str
@@ -52,23 +53,34 @@ class ThriftServer:
         if self.run_dir is not None:
             self.run_dir.remove_if_clean([self.process], was_running)
 
-    def __enter__(self) -> "ThriftServer":
+    def __enter__(self):
         return self
 
     def __exit__(self, *exc) -> None:
         self.stop()
 
 
-def thrift_server_conf(config: LakehouseConfig) -> Dict[str, str]:
-    """The server's Spark settings: the lakehouse's, plus what the server needs (module docstring)."""
+class ThriftServer(SparkServer):
+    """The thrift server (`start_thrift_server`)."""
+
+
+def server_conf(config: LakehouseConfig, role: str = "thrift server", extra_jars: Sequence[str] = ()) -> Dict[str, str]:
+    """A server's Spark settings: the lakehouse's, `extra_jars` beside its jars, plus what the server needs
+    (module docstring); `role` names it in the Spark UI."""
     conf = spark_conf(config, choose_format(config))
-    jars = [jar for jar in conf.get("spark.jars", "").split(",") if jar]
+    jars = [jar for jar in conf.get("spark.jars", "").split(",") if jar] + list(extra_jars)
     extra = conf.get("spark.driver.extraClassPath")
     if jars:
+        conf["spark.jars"] = ",".join(jars)
         conf["spark.driver.extraClassPath"] = ":".join(jars + ([extra] if extra else []))
     if "spark.app.name" not in config.spark_conf:
-        conf["spark.app.name"] = f"{config.app_name} thrift server"
+        conf["spark.app.name"] = f"{config.app_name} {role}"
     return conf
+
+
+def thrift_server_conf(config: LakehouseConfig) -> Dict[str, str]:
+    """The thrift server's Spark settings (`server_conf`)."""
+    return server_conf(config, "thrift server")
 
 
 def start_thrift_server(

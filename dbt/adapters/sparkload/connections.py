@@ -6,6 +6,8 @@ SparkSession built by the lakehouse factory (`python_extract.lakehouse`) from th
 the extractor landed. No server is involved, unless `warm: true`: then the dbt process starts no JVM
 and runs its statements over thrift on the lakehouse's warm server (`python_extract.servers.warm`),
 started in the background by the first run and ending itself after `warm_idle_timeout` without queries.
+`connect` runs them on a Spark Connect server (`sparkload lakehouse serve --connect`, or managed Spark's),
+with no JVM in the dbt process (connect.py).
 
 A relative `lakehouse_dir` is relative to the dbt project directory, as dbt resolves the paths of a
 project, wherever dbt is started from.
@@ -33,13 +35,14 @@ from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.connections import PyhiveConnectionWrapper, SparkConnectionManager, SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.sparkload.connect import CONNECT
 from dbt.adapters.sparkload.errors import concise
 
 logger = AdapterLogger("sparkload")
 
 EMBEDDED = "embedded"
 IN_PROCESS = ("embedded", "session")  # statements run on a SparkSession in this process
-METHODS = ("embedded", "session", "thrift", "http", "odbc")
+METHODS = ("embedded", "session", "thrift", "http", "odbc", CONNECT)
 _reported = False  # the table format is logged at info once per process, at debug afterwards
 _verified: Dict[Tuple[str, int], int] = {}  # warm servers whose lakehouse this process checked: address -> pid
 
@@ -59,9 +62,17 @@ class SparkloadCredentials(SparkCredentials):
     spark_conf: Dict[str, str] = field(default_factory=dict)
     warm: bool = False
     warm_idle_timeout: Optional[Union[int, str]] = None
+    url: Optional[str] = None  # method: connect, instead of host/port/token/use_ssl
 
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
+        if data.get("method") == CONNECT:
+            from dbt.adapters.sparkload.connect import from_profile
+
+            data = from_profile(data)
+        elif data.get("url") is not None:
+            raise DbtRuntimeError(f"url applies to method: connect only (this profile has method: {data.get('method')}); "
+                                  "remove it")
         data = super().__pre_deserialize__(data)
         if data.get("method") == EMBEDDED and not data.get("host"):
             data["host"] = EMBEDDED  # dbt-spark requires a host; the embedded lakehouse has none
@@ -255,6 +266,8 @@ class SparkloadConnectionManager(SparkConnectionManager):
         creds = connection.credentials
         if connection.state == ConnectionState.OPEN:
             return connection
+        if creds.method == CONNECT:
+            return cls._open_connect(connection)
         if creds.method != EMBEDDED:
             return cls._open_server(connection)
         require_lakehouse(creds)
@@ -269,6 +282,17 @@ class SparkloadConnectionManager(SparkConnectionManager):
         if type(handle) is PyhiveConnectionWrapper:
             connection.handle = _BackoffPolling(handle.handle, poll_interval=creds.poll_interval,
                                                 query_timeout=creds.query_timeout, query_retries=creds.query_retries)
+        return connection
+
+    @classmethod
+    def _open_connect(cls, connection: Connection) -> Connection:
+        from dbt.adapters.sparkload.connect import url_of
+        from dbt.adapters.sparkload.connect_session import open_handle
+
+        url, shown = url_of(connection.credentials)
+        connection.handle = open_handle(url, connection.credentials.server_side_parameters)
+        connection.state = ConnectionState.OPEN  # type: ignore[assignment]
+        logger.debug(f"sparkload: connected to the Spark Connect server {shown}")
         return connection
 
     @classmethod
