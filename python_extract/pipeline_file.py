@@ -221,8 +221,12 @@ def check_arguments(fn: Any, args: Dict[str, Any], where: Callable[[str], str] =
         hints = {}
     for key, value in args.items():
         param = signature.parameters.get(key)
-        if param is None or isinstance(param.default, (Incremental, DateWindows)):
+        if param is None:
             continue
+        if isinstance(param.default, (Incremental, DateWindows)):  # a value would silently replace the cursor
+            kind = "incremental cursor" if isinstance(param.default, Incremental) else "date_windows argument"
+            raise ConfigError(f"{where(key)}: {key} is the {kind} of {name} (set in its code), not an argument; "
+                              f"got {type(value).__name__} {str(value)[:80]!r}; remove it (signature: {shown})")
         annotation = hints.get(key, param.annotation)
         if isinstance(annotation, str):
             continue

@@ -25,7 +25,7 @@ from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any, Callable, Dict, List, Optional
 
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from ..settings import Settings
 
 GROUP = "sparkload.sources"
@@ -72,8 +72,9 @@ def discover() -> Dict[str, SourcePlugin]:
 
 def get_plugin(name: str) -> SourcePlugin:
     plugins = discover()
-    if name not in plugins:
-        raise UnknownSource(f"no source plugin named {name!r}; installed: {', '.join(plugins) or 'none'}")
+    if not isinstance(name, str) or name not in plugins:
+        raise UnknownSource(f"no source plugin named {str(name)[:80]!r}{did_you_mean(name, plugins)}; "
+                            f"installed: {', '.join(plugins) or 'none'}")
     return plugins[name]
 
 

@@ -24,7 +24,7 @@ import random
 import re
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Dict, Generator, Optional, Tuple, Union
 
@@ -63,6 +63,11 @@ class SparkloadCredentials(SparkCredentials):
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
         data = super().__pre_deserialize__(data)
+        known = [f.name for f in fields(cls)]
+        for key in sorted(set(data) - set(known), key=str):  # dbt's schema lets unknown keys pass silently
+            from python_extract.errors import did_you_mean
+
+            raise DbtRuntimeError(f"unknown key {str(key)[:60]!r}{did_you_mean(key, known)}; expected one of {', '.join(known)}")
         if data.get("method") == EMBEDDED and not data.get("host"):
             data["host"] = EMBEDDED  # dbt-spark requires a host; the embedded lakehouse has none
         return data
