@@ -12,7 +12,6 @@ import os
 import shutil
 import string
 import tempfile
-import textwrap
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
@@ -23,7 +22,8 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 import python_extract as sl
 from python_extract import cli
 from python_extract.contract import COLUMN_HINTS, WRITE_DISPOSITIONS
-from python_extract.errors import ConfigError, SparkloadError
+from dbt.adapters.sparkload.connections import METHODS
+from python_extract.errors import ConfigError
 
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -367,13 +367,14 @@ def test_cli__a_malformed_maintenance_policy_is_one_line_and_exit_2_before_spark
 
 
 # ------------------------------------------------------------------------------------ dbt profiles
+
 PROFILE = {"type": "sparkload", "method": "embedded", "schema": "analytics"}
 PROFILE_KEYS = ("method", "schema", "host", "port", "lakehouse_dir", "table_format", "master", "jars_dir",
                 "spark_conf", "warm", "warm_idle_timeout")
 BAD_PROFILE = st.one_of(
     st.builds(lambda k, v: {**PROFILE, k: v}, unknown_key(PROFILE_KEYS + ("type",)), JUNK),
     st.builds(lambda k: {k2: v for k2, v in PROFILE.items() if k2 != k}, st.sampled_from(["method", "schema"])),
-    st.builds(lambda v: {**PROFILE, "method": v}, near_miss("embedded") | JUNK),
+    st.builds(lambda v: {**PROFILE, "method": v}, (near_miss("embedded") | JUNK).filter(lambda v: v not in METHODS)),
     st.builds(lambda k, v: {**PROFILE, k: v}, st.sampled_from(["schema", "lakehouse_dir", "master", "jars_dir"]),
               NOT_A_STRING.filter(lambda v: v is not None)),
     # an empty table_format is unset, as an empty SPARKLOAD_TABLE_FORMAT
