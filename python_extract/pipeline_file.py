@@ -19,7 +19,8 @@ all before any Spark work.
 Unknown keys are refused at every level (a plugin's `config` by the plugin's JSON Schema), with the
 closest valid key suggested. `check_arguments` checks `args` against the signature of the function
 they are passed to: unknown or missing arguments, and values that do not fit a plain annotation (`int`,
-`float`, `bool`, `str`, `list`, `dict`, `Optional`/`Union`/`Literal` of them).
+`float`, `bool`, `str`, `list`, `dict`, `Optional`/`Union`/`Literal` of them); a parameter whose default is
+an incremental cursor or date windows takes no value (one would silently replace the cursor).
 
 Errors: `PipelineFileError` (the file), `ConfigError` (arguments, target).
 """

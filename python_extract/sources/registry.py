@@ -159,6 +159,8 @@ def _problems(error: Any, raw: Any, resolved: Any, prefix: str) -> List[str]:
         given = ", ".join(f"{key!r} (given {_get(raw, parts + (key,))!r})" for key in error.instance if key not in known)
         return [f"{_path(prefix, parts)}: unknown key {given}; expected one of {', '.join(known)}"]
     message = error.message
+    if error.validator == "not" and error.validator_value == {"type": ["object", "array"]}:  # a cursor value
+        message = f"{str(error.instance)[:80]!r} is a {type(error.instance).__name__}; expected one value (a string, number or date)"
     written, used = _get(raw, parts), _get(resolved, parts)
     if written != used:
         message = message.replace(repr(used), repr(written))

@@ -405,3 +405,44 @@ def _profile_accepted(profile: Dict[str, Any]) -> bool:
 @given(profile=BAD_PROFILE)
 def test_profile__a_malformed_sparkload_profile_is_a_dbt_user_error(profile):
     assert not _profile_accepted(profile), f"accepted {profile!r}"
+
+
+# ------------------------------------------------------------------------ what the properties found, pinned
+# each once ended as exit 70, a plain ValueError, a silently ignored value or a JVM start (issue 39 item 6)
+FOUND = {
+    "plugin_type_not_a_string": ({"source": {"type": ["files"], "config": {}}},
+                                 "source.type: no source plugin named \"['files']\"; installed: "),
+    "incremental_argument": ({"source": "src.py:events", "args": {"updated": 5}},
+                             "args.updated: updated is the incremental cursor of events (set in its code), not an "
+                             "argument; got int '5'; remove it"),
+    "sql_unknown_table": ({"source": {"type": "sql_database", "config": {"credentials": "${SL_PROPERTY_DB}", "tables": ["ordrs"]}}},
+                          "source sql_database: tables: no table 'ordrs' (did you mean 'orders'?) in the database; it has orders"),
+    "sql_unknown_cursor_column": ({"source": {"type": "sql_database", "config": {"credentials": "${SL_PROPERTY_DB}", "table_options": {
+        "orders": {"incremental": {"cursor_path": "updatd_at"}}}}}},
+        "source sql_database: table_options.orders.incremental.cursor_path: no column 'updatd_at' (did you mean "
+        "'updated_at'?); it has id, updated_at"),
+    "sql_cursor_value_a_mapping": ({"source": {"type": "sql_database", "config": {"credentials": "${SL_PROPERTY_DB}", "table_options": {
+        "orders": {"incremental": {"cursor_path": "updated_at", "initial_value": {"a": 1}}}}}}},
+        "source.config.table_options.orders.incremental.initial_value: \"{'a': 1}\" is a dict; expected one value "
+        "(a string, number or date)"),
+    "files_bad_date_pattern": ({"source": {"type": "files", "config": {"resources": [
+        {"name": "orders", "glob": "data/*.csv", "date_column": "day", "date_pattern": "("}]}}},
+        "files resource orders: date_pattern '(' is not a regular expression: missing ), unterminated subpattern at position 0"),
+}
+
+
+@pytest.mark.parametrize("case", list(FOUND))
+def test_cli__each_mistake_the_properties_found_is_one_line_naming_it(case, folder):
+    text, expected = FOUND[case]
+    (folder / "pipeline.yaml").write_text(yaml.safe_dump({"pipeline_name": "p", **text}))
+    code, stderr = _sparkload(["run", "pipeline.yaml", "--no-progress"], folder)
+    _assert_user_error(code, stderr, text)
+    assert expected in stderr, stderr
+
+
+def test_profile__an_unknown_key_names_the_closest_one():
+    from dbt.config.profile import Profile
+    from dbt.exceptions import DbtProfileError
+
+    with pytest.raises(DbtProfileError, match="unknown key 'lakehouse_dri' \\(did you mean 'lakehouse_dir'\\?\\); expected one of "):
+        Profile._credentials_from_profile({**PROFILE, "lakehouse_dri": "lake"}, "p", "dev")
