@@ -57,8 +57,12 @@ class SqlDatabaseSource:
             self.engine = sa.create_engine(config["credentials"])
             self.metadata = sa.MetaData(schema=config.get("schema"))
             found = sa.inspect(self.engine).get_table_names(schema=config.get("schema"))
-        except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, sa.exc.OperationalError) as e:
-            raise ConfigError(f"{where}: credentials: the database cannot be opened: {' '.join(str(e).split())[:200]}") from None
+        except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as e:  # its text would show the URL, a secret
+            raise ConfigError(f"{where}: credentials: not a SQLAlchemy URL of an installed dialect "
+                              f"({type(e).__name__}), e.g. postgresql+psycopg2://user@host/db") from None
+        except sa.exc.OperationalError as e:
+            raise ConfigError(f"{where}: credentials: the database cannot be opened: "
+                              f"{' '.join(str(e.orig).split())[:200]}") from None
         for key, names in (("tables", config.get("tables") or []), ("table_options", config.get("table_options") or {})):
             for table in names:
                 if table not in found:
