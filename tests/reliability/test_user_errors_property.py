@@ -176,7 +176,7 @@ def _assert_user_error(code: int, stderr: str, given: Any) -> None:
 
 @pytest.fixture(scope="module")
 def folder():
-    with tempfile.TemporaryDirectory() as name:
+    with tempfile.TemporaryDirectory() as name, pytest.MonkeyPatch.context() as patch:
         path = Path(name)
         (path / "src.py").write_text(SOURCE)
         (path / "data").mkdir()
@@ -186,13 +186,10 @@ def folder():
             db.execute("create table orders (id integer primary key, updated_at text)")
             db.execute("insert into orders values (1, '2024-01-02')")
             db.commit()
-        os.environ["SL_PROPERTY_DB"] = f"sqlite:///{path / 'shop.db'}"
-        os.environ["SL_PROPERTY_BAD_URL"] = "nonsense://user:hunter2@host/db"
-        os.environ["SPARKLOAD_HOME"] = str(path / "lake")
+        patch.setenv("SL_PROPERTY_DB", f"sqlite:///{path / 'shop.db'}")
+        patch.setenv("SL_PROPERTY_BAD_URL", "nonsense://user:hunter2@host/db")
+        patch.setenv("SPARKLOAD_HOME", str(path / "lake"))
         yield path
-        os.environ.pop("SL_PROPERTY_DB", None)
-        os.environ.pop("SL_PROPERTY_BAD_URL", None)
-        os.environ.pop("SPARKLOAD_HOME", None)
 
 
 def _run_file(folder: Path, settings_: Any) -> None:
