@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shutil
 import string
 import tempfile
@@ -17,7 +18,7 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
 import python_extract as sl
 from python_extract import cli
@@ -114,6 +115,8 @@ def _api_outcome(call) -> str:
 
 @EXAMPLES
 @given(hint=BAD_HINT, through=st.sampled_from(["resource", "apply_hints", "run"]))
+@example(hint=("primary_key", False), through="resource")  # found: TypeError 'bool' object is not iterable
+@example(hint=("merge_key", 5), through="apply_hints")
 def test_api__a_malformed_hint_is_refused_as_a_config_error(hint, through):
     """Refused as a ConfigError, or accepted: by `resource`/`apply_hints`, or by `run`, whose checks all
     come before its first Spark work (reaching Spark means every check passed)."""
@@ -449,3 +452,10 @@ def test_profile__an_unknown_key_names_the_closest_one():
 
     with pytest.raises(DbtProfileError, match="unknown key 'lakehouse_dri' \\(did you mean 'lakehouse_dir'\\?\\); expected one of "):
         Profile._credentials_from_profile({**PROFILE, "lakehouse_dri": "lake"}, "p", "dev")
+
+
+@pytest.mark.parametrize("keys", [False, 5, {"id": 1}, [1]])
+def test_api__a_key_hint_that_is_no_column_name_names_the_hint(keys):
+    with pytest.raises(ConfigError, match=f"^resource r: primary_key={re.escape(repr(keys))} \\({type(keys).__name__}\\); "
+                                          "expected a column name or a list of column names$"):
+        sl.resource([{"id": 1}], name="r", primary_key=keys)
