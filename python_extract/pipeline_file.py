@@ -19,7 +19,8 @@ all before any Spark work.
 Unknown keys are refused at every level (a plugin's `config` by the plugin's JSON Schema), with the
 closest valid key suggested. `check_arguments` checks `args` against the signature of the function
 they are passed to: unknown or missing arguments, and values that do not fit a plain annotation (`int`,
-`float`, `bool`, `str`, `list`, `dict`, `Optional`/`Union`/`Literal` of them).
+`float`, `bool`, `str`, `list`, `dict`, `Optional`/`Union`/`Literal` of them); a parameter whose default is
+an incremental cursor or date windows takes no value (one would silently replace the cursor).
 
 Errors: `PipelineFileError` (the file), `ConfigError` (arguments, target).
 """
@@ -221,8 +222,12 @@ def check_arguments(fn: Any, args: Dict[str, Any], where: Callable[[str], str] =
         hints = {}
     for key, value in args.items():
         param = signature.parameters.get(key)
-        if param is None or isinstance(param.default, (Incremental, DateWindows)):
+        if param is None:
             continue
+        if isinstance(param.default, (Incremental, DateWindows)):  # a value would silently replace the cursor
+            kind = "incremental cursor" if isinstance(param.default, Incremental) else "date_windows argument"
+            raise ConfigError(f"{where(key)}: {key} is the {kind} of {name} (set in its code), not an argument; "
+                              f"got {type(value).__name__} {str(value)[:80]!r}; remove it (signature: {shown})")
         annotation = hints.get(key, param.annotation)
         if isinstance(annotation, str):
             continue

@@ -32,6 +32,15 @@ from .windows import DateWindows
 TableName = Union[str, Callable[[Any], str]]
 
 
+
+def _key_list(keys: Any, hint: str, owner: str) -> List[str]:
+    """`as_key_list`, refusing what is not a column name or a list of them (a HintError naming the hint)."""
+    if keys is None or isinstance(keys, str) or (isinstance(keys, (list, tuple)) and all(isinstance(k, str) for k in keys)):
+        return as_key_list(keys)
+    raise HintError(f"{owner}: {hint}={repr(keys)[:80]} ({type(keys).__name__}); expected a column name or a list of "
+                    "column names")
+
+
 class ResourceState:
     """Default of a resource argument that receives the resource's own state dict, committed with the
     data like cursors are; for sources that keep cursors of their own (e.g. one per parent record)."""
@@ -86,8 +95,8 @@ class Resource:
         self._kwargs: Dict[str, Any] = {}
         self.name = name
         self.table_name: TableName = table_name or name
-        self.primary_key = as_key_list(primary_key)
-        self.merge_key = as_key_list(merge_key)
+        self.primary_key = _key_list(primary_key, "primary_key", f"resource {name}")
+        self.merge_key = _key_list(merge_key, "merge_key", f"resource {name}")
         self.columns = check_columns(columns or {}, f"resource {name}")
         self.max_table_nesting = max_table_nesting
         self.incremental = incremental
@@ -200,7 +209,7 @@ class Resource:
             self.schema_contract = check_contract(schema_contract, f"resource {self.name}")
         for key in KEY_HINTS:
             if hints.get(key) is not None:
-                hints[key] = as_key_list(hints[key])
+                hints[key] = _key_list(hints[key], key, f"resource {self.name}")
         if hints.get("columns") is not None:
             hints["columns"] = check_columns(hints["columns"], f"resource {self.name}")
         if hints.get("write_disposition") is not None:

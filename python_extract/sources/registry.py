@@ -25,7 +25,7 @@ from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any, Callable, Dict, List, Optional
 
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from ..settings import Settings
 
 GROUP = "sparkload.sources"
@@ -72,8 +72,9 @@ def discover() -> Dict[str, SourcePlugin]:
 
 def get_plugin(name: str) -> SourcePlugin:
     plugins = discover()
-    if name not in plugins:
-        raise UnknownSource(f"no source plugin named {name!r}; installed: {', '.join(plugins) or 'none'}")
+    if not isinstance(name, str) or name not in plugins:
+        raise UnknownSource(f"no source plugin named {str(name)[:80]!r}{did_you_mean(name, plugins)}; "
+                            f"installed: {', '.join(plugins) or 'none'}")
     return plugins[name]
 
 
@@ -158,6 +159,8 @@ def _problems(error: Any, raw: Any, resolved: Any, prefix: str) -> List[str]:
         given = ", ".join(f"{key!r} (given {_get(raw, parts + (key,))!r})" for key in error.instance if key not in known)
         return [f"{_path(prefix, parts)}: unknown key {given}; expected one of {', '.join(known)}"]
     message = error.message
+    if error.validator == "not" and error.validator_value == {"type": ["object", "array"]}:  # a cursor value
+        message = f"{str(error.instance)[:80]!r} is a {type(error.instance).__name__}; expected one value (a string, number or date)"
     written, used = _get(raw, parts), _get(resolved, parts)
     if written != used:
         message = message.replace(repr(used), repr(written))

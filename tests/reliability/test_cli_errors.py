@@ -56,7 +56,7 @@ CASES = {
                           "resources: [items]}}\nargs: {rows: 1}\n", [], 2,
                           "{file}: args.rows: source plugin 'rest_api' takes no arguments; its settings go under source.config"),
     "unknown_plugin_type": ("source: {type: rest_apx, config: {}}\n", [], 2,
-                            "{file}: source.type: no source plugin named 'rest_apx'; installed: airbyte, airbyte_manifest, "
+                            "{file}: source.type: no source plugin named 'rest_apx' (did you mean 'rest_api'?); installed: airbyte, airbyte_manifest, "
                             "files, rest_api, sql_database"),
     "dataset_name_too_long": ("source: src.py:shop\ndataset_name: " + "d" * 300 + "\n", [], 2,
                               "dataset_name dddddddddddddddddddd...dddddddddd (300 characters): longer than 128 "

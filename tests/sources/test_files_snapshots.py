@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from python_extract.errors import ConfigError
 from python_extract.sources.files.source import DATE_PATTERN, date_in_name
 from python_extract.sources.registry import get_plugin, resolve_config
 
@@ -83,5 +84,5 @@ def test_files__a_name_that_holds_no_date_is_an_error(url, pattern, message):
     ({"date_pattern": r"(\d{8})"}, "date_pattern needs date_column"),
 ])
 def test_files__a_bad_date_config_is_refused(tmp_path, resource, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ConfigError, match=message):
         build(tmp_path / "*.csv", **resource)

@@ -26,7 +26,7 @@ import random
 import re
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Dict, Generator, Optional, Tuple, Union
 
@@ -74,6 +74,11 @@ class SparkloadCredentials(SparkCredentials):
             raise DbtRuntimeError(f"url applies to method: connect only (this profile has method: {data.get('method')}); "
                                   "remove it")
         data = super().__pre_deserialize__(data)
+        known = [f.name for f in fields(cls)]
+        for key in sorted(set(data) - set(known), key=str):  # dbt's schema lets unknown keys pass silently
+            from python_extract.errors import did_you_mean
+
+            raise DbtRuntimeError(f"unknown key {str(key)[:60]!r}{did_you_mean(key, known)}; expected one of {', '.join(known)}")
         if data.get("method") == EMBEDDED and not data.get("host"):
             data["host"] = EMBEDDED  # dbt-spark requires a host; the embedded lakehouse has none
         return data

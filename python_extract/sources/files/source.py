@@ -24,6 +24,7 @@ import re
 from typing import Any, Dict, Iterator, List
 
 from ...contract import TABLE_HINTS
+from ...errors import ConfigError
 from ...extract import Source
 from ...extract.checkpoint import CHECKPOINT
 from ...extract.resource import Resource, ResourceState
@@ -71,11 +72,11 @@ def file_resource(cfg: Dict[str, Any]) -> Resource:
     every_run = cfg.get("incremental", True) is False
     date_pattern = cfg.get("date_pattern") or DATE_PATTERN
     if cfg.get("date_pattern") and not cfg.get("date_column"):
-        raise ValueError(f"files resource {cfg['name']}: date_pattern needs date_column, the column to hold the date")
+        raise ConfigError(f"files resource {cfg['name']}: date_pattern needs date_column, the column to hold the date")
     try:
         re.compile(date_pattern)
     except re.error as e:
-        raise ValueError(f"files resource {cfg['name']}: date_pattern {date_pattern!r} is not a regular expression: {e}") from None
+        raise ConfigError(f"files resource {cfg['name']}: date_pattern {date_pattern!r} is not a regular expression: {e}") from None
     added = {"file_column": lambda item: item.url, "date_column": lambda item: date_in_name(item.url, date_pattern)}
 
     def read(item: FileItem) -> Iterator[List[Dict[str, Any]]]:

@@ -1,7 +1,7 @@
 """Entry point of the `sql_database` source plugin, and its config schema."""
-from typing import Any, Dict, List, Literal
+from typing import Annotated, Any, Dict, List, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from ..config import ConfigModel, Secret, TableHints, json_schema
 from ..registry import SourcePlugin
@@ -9,11 +9,15 @@ from .source import SqlDatabaseSource
 
 
 
+# a value the cursor column is compared with: a string, number or date (YAML reads 2024-01-01 as a date)
+CursorValue = Annotated[Any, WithJsonSchema({"not": {"type": ["object", "array"]}})]
+
+
 class Incremental(ConfigModel):
     """A cursor column pushed into the query's WHERE."""
     cursor_path: str
-    initial_value: Any = None
-    end_value: Any = None
+    initial_value: CursorValue = None
+    end_value: CursorValue = None
     range_start: Literal["open", "closed"] = None
     range_end: Literal["open", "closed"] = None
     lag: float = Field(None, ge=0)

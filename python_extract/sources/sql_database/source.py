@@ -14,6 +14,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 from ... import timeutil
 from ...contract import TABLE_HINTS
+from ...errors import ConfigError, did_you_mean
 from ...extract import Source, incremental
 from ...extract.resource import Resource
 
@@ -51,8 +52,22 @@ class SqlDatabaseSource:
         import sqlalchemy as sa
 
         self.config, self.name = config, name
-        self.engine = sa.create_engine(config["credentials"])
-        self.metadata = sa.MetaData(schema=config.get("schema"))
+        where = f"source {name}"
+        try:
+            self.engine = sa.create_engine(config["credentials"])
+            self.metadata = sa.MetaData(schema=config.get("schema"))
+            found = sa.inspect(self.engine).get_table_names(schema=config.get("schema"))
+        except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as e:  # its text would show the URL, a secret
+            raise ConfigError(f"{where}: credentials: not a SQLAlchemy URL of an installed dialect "
+                              f"({type(e).__name__}), e.g. postgresql+psycopg2://user@host/db") from None
+        except sa.exc.OperationalError as e:
+            raise ConfigError(f"{where}: credentials: the database cannot be opened: "
+                              f"{' '.join(str(e.orig).split())[:200]}") from None
+        for key, names in (("tables", config.get("tables") or []), ("table_options", config.get("table_options") or {})):
+            for table in names:
+                if table not in found:
+                    raise ConfigError(f"{where}: {key}: no table {table!r}{did_you_mean(table, found)} in the database; "
+                                      f"it has {', '.join(found[:20]) or 'none'}")
         self.metadata.reflect(bind=self.engine, only=config.get("tables"))
 
     def resource(self, table: Any) -> Resource:
@@ -73,6 +88,10 @@ class SqlDatabaseSource:
                     yield [dict(r._mapping) for r in rows]
 
         if inc:
+            if inc["cursor_path"] not in table.columns:
+                names = list(table.columns.keys())
+                raise ConfigError(f"source {self.name}: table_options.{table.name}.incremental.cursor_path: no column "
+                                  f"{inc['cursor_path']!r}{did_you_mean(inc['cursor_path'], names)}; it has {', '.join(names)}")
             column = table.columns[inc["cursor_path"]]
 
             def read(cursor=incremental(
