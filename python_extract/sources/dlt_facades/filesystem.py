@@ -103,6 +103,7 @@ def _read(items: Any, reader: Any, chunksize: int, options: Dict[str, Any]) -> I
 @transformer
 def read_csv(items: Any, chunksize: int = 10000, **pandas_kwargs: Any) -> Iterator[List[Dict[str, Any]]]:
     """dlt's: the records of each CSV file (a header row); values stay text."""
+    pandas_kwargs = dict(pandas_kwargs.pop("pandas_kwargs", None) or {}, **pandas_kwargs)  # as the resource binding passes them
     delimiter = pandas_kwargs.pop("sep", pandas_kwargs.pop("delimiter", ","))
     if pandas_kwargs:
         raise ConfigError(f"read_csv: {sorted(pandas_kwargs)[0]}= is not supported by sparkload (its CSV reader takes "

@@ -155,8 +155,11 @@ def sql_table(credentials: Any, table: str, schema: Optional[str] = None, metada
               "table_options": {table: {k: v for k, v in options.items() if v is not None}}}
     if schema is not None:
         config["schema"] = schema
-    source = SqlDatabaseSource(checked("sql_database", config, who), table)
-    if table not in {t.name for t in source.metadata.sorted_tables}:
-        raise ConfigError(f"{who}: no table {table!r} in the database{' schema ' + schema if schema else ''}")
+    import sqlalchemy as sa
+
+    try:
+        source = SqlDatabaseSource(checked("sql_database", config, who), table)
+    except sa.exc.InvalidRequestError:  # reflect(only=[table]) found no such table
+        raise ConfigError(f"{who}: no table {table!r} in the database{' schema ' + schema if schema else ''}") from None
     return _resources(source, [table], {"reflection_level": reflection_level, "table_adapter_callback": table_adapter_callback,
                                         "included_columns": included_columns, "excluded_columns": excluded_columns}, who)[0]
