@@ -318,3 +318,25 @@ def test_filesystem__file_items_and_refusals_as_dlt(tmp_path):
     with pytest.raises(ConfigError, match="skiprows="):
         list(filesystem(bucket_url=bucket, file_glob="*.csv") | read_csv(skiprows=1))
     record("dlt python sources: filesystem", "identical")
+
+
+def test_rest_api__refuses_what_sparkload_does_not_support_by_name():
+    """Each refusal is one ConfigError naming the argument or key; an unknown key lists the known ones."""
+    from python_extract import ConfigError
+    from python_extract.sources.rest_api import rest_api_resources, rest_api_source
+
+    client = {"base_url": "http://127.0.0.1:1/"}
+    cases = [
+        ({"client": {**client, "session": object()}, "resources": ["a"]}, "client.session"),
+        ({"client": {**client, "auth": object()}, "resources": ["a"]}, "client.auth is a object"),
+        ({"client": client, "resources": [{"name": "a", "endpoint": {"path": "a", "data": "x=1"}}]}, r"resources\[0\].endpoint.data"),
+        ({"client": client, "resources": [{"name": "a", "endpoint": {"path": "a", "incremental": {"cursor_path": "t", "convert": str}}}]},
+         "incremental.convert"),
+        ({"client": client, "resources": [{"name": "a", "bogus": 1}]}, r"config.resources\[0\]: unknown key 'bogus'"),
+        ({"client": client, "resources": [{"name": "a", "processing_steps": [{"sort": sorted}]}]}, "processing step"),
+    ]
+    for config, named in cases:
+        with pytest.raises(ConfigError, match=named):
+            rest_api_resources(config)
+    with pytest.raises(ConfigError, match="parallelized=True"):
+        rest_api_source({"client": client, "resources": ["a"]}, parallelized=True)

@@ -31,7 +31,7 @@ def checked(plugin_name: str, config: Dict[str, Any], who: str) -> Dict[str, Any
     validator = jsonschema.Draft202012Validator(get_plugin(plugin_name).config_schema)
     problems = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path)):
-        problems += _problems(best_match([error]), config, config, who)
+        problems += _problems(best_match([error]), config, config, "config")
     if problems:
         raise ConfigError(f"{who}: " + "; ".join(problems))
     return config

@@ -88,7 +88,9 @@ def _endpoint(endpoint: Any, where: str) -> Dict[str, Any]:
             inc["start_param" if value.endswith("start_value}") else "end_param"] = {"in": "query", "name": key}
         else:
             params[key] = value
-    ep["path"], ep["params"] = path, params
+    if "path" in ep:
+        ep["path"] = path
+    ep["params"] = params
     if not params:
         ep.pop("params")
     if inc is not None:
