@@ -90,11 +90,17 @@
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set vocabulary = sl.sparkload_contract() -%}
   {%- set load_tables = vocabulary.tables.load_tables -%}
+  {#- with the adapter, a run asks once per schema once both tables exist (helpers/run_loads.sql) -#}
+  {%- set cache = adapter.sparkload_run_cache(invocation_id) if adapter.type() == 'sparkload' else {} -%}
+  {%- set key = 'loads_table ' ~ sl.sparkload_relation(loads) ~ ' ' ~ need_format -%}
+  {%- if key in cache -%}{{ return(cache[key]) }}{%- endif -%}
   {%- set names = sl.fetch_sparkload_table_names(loads.schema, loads.identifier ~ '|' ~ load_tables) or [] -%}
   {%- if loads.identifier not in names -%}{{ return({'exists': false, 'format': none, 'load_tables': none}) }}{%- endif -%}
-  {{ return({'exists': true, 'format': sl.fetch_sparkload_table_format(loads) if need_format else none,
-             'load_tables': api.Relation.create(schema=loads.schema, identifier=load_tables, type='table')
-                            if load_tables in names else none}) }}
+  {%- set found = {'exists': true, 'format': sl.fetch_sparkload_table_format(loads) if need_format else none,
+                   'load_tables': api.Relation.create(schema=loads.schema, identifier=load_tables, type='table')
+                                  if load_tables in names else none} -%}
+  {%- if found.load_tables is not none -%}{%- do cache.update({key: found}) -%}{%- endif -%}
+  {{ return(found) }}
 {%- endmacro %}
 
 {#- The table format (delta, iceberg) of an existing table, from its `Provider`; none when it is neither. -#}

@@ -13,6 +13,7 @@ v2 catalog) answers differently from Hive's:
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import replace
 from typing import Any, Dict, Iterable, List, Optional
 
@@ -45,6 +46,8 @@ def _says(error: DbtRuntimeError, messages) -> bool:
 
 class SparkloadAdapter(SparkAdapter):
     ConnectionManager = SparkloadConnectionManager
+    _run_cache: Dict[str, Dict[str, Any]] = {}
+    _run_cache_lock = threading.Lock()
 
     def _connected(self):
         """The credentials this thread's connection uses."""
@@ -71,6 +74,16 @@ class SparkloadAdapter(SparkAdapter):
         """A sparkload model's refusal (validate.sql, `_sparkload_raise`) as a runtime error: dbt shows its one
         message, where a compiler error gets dbt's macro stack appended (`> in macro ...`, 6-8 lines)."""
         raise DbtRuntimeError(message)
+
+    @available
+    def sparkload_run_cache(self, invocation_id: str) -> Dict[str, Any]:
+        """A dict every model of one dbt invocation shares (helpers/run_loads.sql keeps what a run read once
+        there); a new invocation gets an empty one. Jinja decides what it holds and when it is stale."""
+        with self._run_cache_lock:
+            if invocation_id not in self._run_cache:
+                self._run_cache.clear()
+                self._run_cache[invocation_id] = {}
+            return self._run_cache[invocation_id]
 
     @available
     def in_process_session(self) -> bool:

@@ -28,12 +28,18 @@
     {%- set existing = none -%}
   {%- endif -%}
 
-  {%- set pending = sl.fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
+  {#- idle: the run's shared read shows no pending load brings this model rows (helpers/run_loads.sql) -#}
+  {%- set idle = sl.fetch_sparkload_idle_loads(cfg, target, existing, full_refresh) -%}
+  {%- set pending = idle or sl.fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
   {%- set skipped = sl.validate_sparkload_skip_loads(target, cfg, pending) -%}  {#- helpers/skip.sql: --vars sparkload_skip_loads -#}
   {%- if skipped -%}
     {%- set pending = sl.sparkload_pending_without(pending, skipped) -%}
     {%- do sl.run_sparkload_record_skipped_loads(ledger, target, skipped) -%}
   {%- endif -%}
+  {%- if idle -%}
+    {%- set groups = [{'load_ids': pending.ids, 'sql': none, 'rows': 0}] if pending.ids else [] -%}  {#- recorded, nothing written -#}
+    {%- set writes, columns, target_columns = namespace(any=false), none, none -%}
+  {%- else -%}
   {%- set batch_sql = sl.sparkload_model_batch_sql(sql, pending.ids, cfg) -%}
   {%- set described = sl.fetch_sparkload_batch_and_table_columns(batch_sql, existing) -%}
   {%- set columns = described.batch -%}
@@ -51,6 +57,7 @@
   {%- set target_columns = sl.sparkload_target_columns(columns, cfg) if existing is none
                            else sl.run_sparkload_evolve_target(target, columns, cfg, pending, described.table) -%}
   {%- if existing is not none and cfg.change_data_feed is not none -%}{%- do sl.run_sparkload_change_data_feed(target, cfg) -%}{%- endif -%}
+  {%- endif -%}
 
   {%- set table = namespace(empty=existing is none) -%}
   {%- for group in groups -%}

@@ -1,0 +1,96 @@
+{#- What one `dbt run` reads once for all its models (issue 37: a model with nothing to apply costs
+    next to nothing). With the sparkload adapter, the first model of a run that needs them reads, in one
+    statement, the loads of a `_dlt_loads` table with its status, which tables they covered
+    (`_sparkload_load_tables`) and the ledger entries of those loads; every later model of the run looks
+    them up (adapter.sparkload_run_cache, keyed on the invocation). Without the adapter (the dbt package
+    on spark or databricks) nothing is shared and every model reads as before.
+
+    Only a model the shared read shows as idle uses it: a root model reading one dbt source, whose
+    table exists, not rebuilt, without `--vars sparkload_skip_loads` or `change_data_feed`, and whose
+    pending loads are all recorded in `_sparkload_load_tables` without its staging table (they bring it
+    no rows). It runs no describe and no statistics; it only records those loads in its ledger (one
+    insert, none when nothing is pending). Every other model reads its pending loads itself right before
+    it writes, as before, so what it applies is decided on fresh data. Exactly-once holds: a load that
+    completes after the shared read is not in it, and that model applies it on the next run (as it
+    would today had it run earlier in the run); recording a load that brings a model no rows changes
+    nothing but the ledger, and recording it twice (two runs at once) is harmless. A status advance
+    (stage.sql) drops the shared read of its `_dlt_loads`, so a later stage of the same run reads anew. -#}
+
+{#- The pending loads (as fetch_sparkload_pending_loads returns them) of a model the run's shared read
+    shows has nothing to apply, else none: the caller then reads and applies as usual. -#}
+{% macro fetch_sparkload_idle_loads(cfg, target, existing, full_refresh) -%}
+  {{ return(adapter.dispatch('fetch_sparkload_idle_loads', 'sparkload')(cfg, target, existing, full_refresh)) }}
+{%- endmacro %}
+
+{% macro default__fetch_sparkload_idle_loads(cfg, target, existing, full_refresh) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set sources = model.depends_on.nodes -%}
+  {%- if adapter.type() != 'sparkload' or full_refresh or existing is none or cfg.root is not none or cfg.load_tables is none
+        or cfg.change_data_feed is not none or var('sparkload_skip_loads', none) is not none
+        or sources | length != 1 or not sources[0].startswith('source.') -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set run = sl.fetch_sparkload_run_loads(cfg, target) -%}
+  {%- set name = target.schema ~ '.' ~ target.identifier -%}
+  {%- set done = run.applied.get(name, []) -%}
+  {%- set pending = {'ids': [], 'inserted_at': {}, 'pipelines': {}, 'covered': [], 'done': done | sort, 'root_skipped': []} -%}
+  {%- for id in run.loads.keys() | sort if id not in done -%}
+    {%- set tables = run.tables.get(id) -%}
+    {%- if tables is none or cfg.staging_table in tables -%}{{ return(none) }}{%- endif -%}  {#- unknown, or rows to apply -#}
+    {%- do pending.ids.append(id) -%}
+    {%- do pending.inserted_at.update({id: run.loads[id][0]}) -%}
+    {%- do pending.pipelines.update({id: run.loads[id][1]}) -%}
+  {%- endfor -%}
+  {{ return(pending) }}
+{%- endmacro %}
+
+{#- The run's shared read for this model's `_dlt_loads`, status and ledger: {'loads': {load_id:
+    [inserted_at, schema_name]}, 'tables': {load_id: [covered table names]}, 'applied': {target: [load
+    ids in the ledger]}}, all of loads with status `load_status_in`; read on first use. -#}
+{% macro fetch_sparkload_run_loads(cfg, target) -%}
+  {{ return(adapter.dispatch('fetch_sparkload_run_loads', 'sparkload')(cfg, target)) }}
+{%- endmacro %}
+
+{% macro default__fetch_sparkload_run_loads(cfg, target) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set q = sl.sparkload_literal -%}
+  {%- set rel = sl.sparkload_relation -%}
+  {%- set ledger = sl.sparkload_ledger_relation(target) -%}
+  {%- set cache = adapter.sparkload_run_cache(invocation_id) -%}
+  {%- set key = sl._sparkload_run_loads_key(cfg.loads) ~ ' ' ~ (cfg.load_status_in | int) ~ ' ' ~ rel(ledger) -%}
+  {%- if key in cache -%}{{ return(cache[key]) }}{%- endif -%}
+  {%- set these -%}select `load_id` from {{ rel(cfg.loads) }} where `status` = {{ cfg.load_status_in | int }}{%- endset -%}
+  {%- set sql -%}
+    select 'load', `load_id`, cast(`inserted_at` as string), `schema_name` from {{ rel(cfg.loads) }} where `status` = {{ cfg.load_status_in | int }}
+    union all
+    select 'applied', `load_id`, `target`, null from {{ rel(ledger) }} where `load_id` in ({{ these }})
+    union all
+    select 'covered', `load_id`, `table_name`, null from {{ rel(cfg.load_tables) }} where `load_id` in ({{ these }})
+  {%- endset -%}
+  {%- set found = {'loads': {}, 'tables': {}, 'applied': {}} -%}
+  {%- for row in run_query(sql) -%}
+    {%- if row[0] == 'load' -%}
+      {%- do found.loads.update({row[1]: [row[2], row[3]]}) -%}
+    {%- elif row[0] == 'applied' -%}
+      {%- do found.applied.setdefault(row[2], []).append(row[1]) -%}
+    {%- else -%}
+      {%- do found.tables.setdefault(row[1], []).append(row[2]) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- do cache.update({key: found}) -%}
+  {{ return(found) }}
+{%- endmacro %}
+
+{#- Forget the run's shared reads of `loads` (a `_dlt_loads` relation) after a statement changed it. -#}
+{% macro sparkload_forget_run_loads(loads) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- if adapter.type() != 'sparkload' -%}{{ return(none) }}{%- endif -%}
+  {%- set cache = adapter.sparkload_run_cache(invocation_id) -%}
+  {%- set prefix = sl._sparkload_run_loads_key(loads) ~ ' ' -%}
+  {%- for key in cache.keys() | list if key.startswith(prefix) -%}{%- do cache.pop(key) -%}{%- endfor -%}
+{%- endmacro %}
+
+{% macro _sparkload_run_loads_key(loads) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {{ return('run_loads ' ~ sl.sparkload_relation(loads)) }}
+{%- endmacro %}
