@@ -10,19 +10,22 @@
     pending loads are all recorded in `_sparkload_load_tables` without its staging table (they bring it
     no rows). It runs no describe and no statistics; it only records those loads in its ledger (one
     insert, none when nothing is pending). Every other model reads its pending loads itself right before
-    it writes, as before, so what it applies is decided on fresh data. Exactly-once holds: a load that
+    it writes, as before (or takes the shared read it just made), so what it applies is decided on fresh
+    data. Exactly-once holds: a load that
     completes after the shared read is not in it, and that model applies it on the next run (as it
     would today had it run earlier in the run); recording a load that brings a model no rows changes
     nothing but the ledger, and recording it twice (two runs at once) is harmless. A status advance
     (stage.sql) drops the shared read of its `_dlt_loads`, so a later stage of the same run reads anew. -#}
 
-{#- The pending loads (as fetch_sparkload_pending_loads returns them) of a model the run's shared read
-    shows has nothing to apply, else none: the caller then reads and applies as usual. -#}
-{% macro fetch_sparkload_idle_loads(cfg, target, existing, full_refresh) -%}
-  {{ return(adapter.dispatch('fetch_sparkload_idle_loads', 'sparkload')(cfg, target, existing, full_refresh)) }}
+{#- {'pending': the pending loads as fetch_sparkload_pending_loads returns them, 'idle': true when none of
+    them brings this model rows} from the run's shared read, for a model that may use it (above); none
+    when the caller reads its pending loads itself: a model that may not, or one with rows to apply whose
+    shared read was made earlier in the run (made by this model just now, it is as fresh as its own). -#}
+{% macro fetch_sparkload_shared_pending(cfg, target, existing, full_refresh) -%}
+  {{ return(adapter.dispatch('fetch_sparkload_shared_pending', 'sparkload')(cfg, target, existing, full_refresh)) }}
 {%- endmacro %}
 
-{% macro default__fetch_sparkload_idle_loads(cfg, target, existing, full_refresh) -%}
+{% macro default__fetch_sparkload_shared_pending(cfg, target, existing, full_refresh) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set sources = model.depends_on.nodes -%}
   {%- if adapter.type() != 'sparkload' or full_refresh or existing is none or cfg.root is not none or cfg.load_tables is none
@@ -31,22 +34,25 @@
     {{ return(none) }}
   {%- endif -%}
   {%- set run = sl.fetch_sparkload_run_loads(cfg, target) -%}
-  {%- set name = target.schema ~ '.' ~ target.identifier -%}
-  {%- set done = run.applied.get(name, []) -%}
+  {%- set done = run.applied.get(target.schema ~ '.' ~ target.identifier, []) -%}
   {%- set pending = {'ids': [], 'inserted_at': {}, 'pipelines': {}, 'covered': [], 'done': done | sort, 'root_skipped': []} -%}
+  {%- set rows = namespace(any=false) -%}
   {%- for id in run.loads.keys() | sort if id not in done -%}
     {%- set tables = run.tables.get(id) -%}
-    {%- if tables is none or cfg.staging_table in tables -%}{{ return(none) }}{%- endif -%}  {#- unknown, or rows to apply -#}
+    {%- if tables is none or cfg.staging_table in tables -%}{%- set rows.any = true -%}{%- endif -%}  {#- unknown, or rows to apply -#}
+    {%- if tables is not none and cfg.staging_table in tables -%}{%- do pending.covered.append(id) -%}{%- endif -%}
     {%- do pending.ids.append(id) -%}
     {%- do pending.inserted_at.update({id: run.loads[id][0]}) -%}
     {%- do pending.pipelines.update({id: run.loads[id][1]}) -%}
   {%- endfor -%}
-  {{ return(pending) }}
+  {%- if rows.any and not run.fresh -%}{{ return(none) }}{%- endif -%}
+  {{ return({'pending': pending, 'idle': not rows.any}) }}
 {%- endmacro %}
 
 {#- The run's shared read for this model's `_dlt_loads`, status and ledger: {'loads': {load_id:
     [inserted_at, schema_name]}, 'tables': {load_id: [covered table names]}, 'applied': {target: [load
-    ids in the ledger]}}, all of loads with status `load_status_in`; read on first use. -#}
+    ids in the ledger]}, 'fresh': true for the model that read it}, all of loads with status
+    `load_status_in`; read on first use. -#}
 {% macro fetch_sparkload_run_loads(cfg, target) -%}
   {{ return(adapter.dispatch('fetch_sparkload_run_loads', 'sparkload')(cfg, target)) }}
 {%- endmacro %}
@@ -58,7 +64,7 @@
   {%- set ledger = sl.sparkload_ledger_relation(target) -%}
   {%- set cache = adapter.sparkload_run_cache(invocation_id) -%}
   {%- set key = sl._sparkload_run_loads_key(cfg.loads) ~ ' ' ~ (cfg.load_status_in | int) ~ ' ' ~ rel(ledger) -%}
-  {%- if key in cache -%}{{ return(cache[key]) }}{%- endif -%}
+  {%- if key in cache -%}{{ return(dict(cache[key], fresh=false)) }}{%- endif -%}
   {%- set these -%}select `load_id` from {{ rel(cfg.loads) }} where `status` = {{ cfg.load_status_in | int }}{%- endset -%}
   {%- set sql -%}
     select 'load', `load_id`, cast(`inserted_at` as string), `schema_name` from {{ rel(cfg.loads) }} where `status` = {{ cfg.load_status_in | int }}
@@ -78,7 +84,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- do cache.update({key: found}) -%}
-  {{ return(found) }}
+  {{ return(dict(found, fresh=true)) }}
 {%- endmacro %}
 
 {#- Forget the run's shared reads of `loads` (a `_dlt_loads` relation) after a statement changed it. -#}

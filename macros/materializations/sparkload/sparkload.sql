@@ -29,8 +29,9 @@
   {%- endif -%}
 
   {#- idle: the run's shared read shows no pending load brings this model rows (helpers/run_loads.sql) -#}
-  {%- set idle = sl.fetch_sparkload_idle_loads(cfg, target, existing, full_refresh) -%}
-  {%- set pending = idle or sl.fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
+  {%- set shared = sl.fetch_sparkload_shared_pending(cfg, target, existing, full_refresh) -%}
+  {%- set idle = shared is not none and shared.idle -%}
+  {%- set pending = shared.pending if shared is not none else sl.fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
   {%- set skipped = sl.validate_sparkload_skip_loads(target, cfg, pending) -%}  {#- helpers/skip.sql: --vars sparkload_skip_loads -#}
   {%- if skipped -%}
     {%- set pending = sl.sparkload_pending_without(pending, skipped) -%}
