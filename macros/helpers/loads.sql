@@ -196,10 +196,22 @@
 
 {% macro default__get_sparkload_ledger_insert_sql(ledger, target, load_ids, applied_at) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set entries = [] -%}
+  {%- for id in load_ids -%}{%- do entries.append([target.schema ~ '.' ~ target.identifier, id]) -%}{%- endfor -%}
+  {{ sl.get_sparkload_ledger_entries_sql(ledger, entries, applied_at) }}
+{%- endmacro %}
+
+{#- The ledger rows of `entries` ([target name, load id] pairs, several targets at once). -#}
+{% macro get_sparkload_ledger_entries_sql(ledger, entries, applied_at) -%}
+  {{ return(adapter.dispatch('get_sparkload_ledger_entries_sql', 'sparkload')(ledger, entries, applied_at)) }}
+{%- endmacro %}
+
+{% macro default__get_sparkload_ledger_entries_sql(ledger, entries, applied_at) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set q = sl.sparkload_literal -%}
   {%- set rows = [] -%}
-  {%- for id in load_ids -%}
-    {%- do rows.append('(' ~ q(target.schema ~ '.' ~ target.identifier) ~ ', ' ~ q(id) ~ ', ' ~ applied_at ~ ')') -%}
+  {%- for name, id in entries -%}
+    {%- do rows.append('(' ~ q(name) ~ ', ' ~ q(id) ~ ', ' ~ applied_at ~ ')') -%}
   {%- endfor -%}
   insert into {{ sl.sparkload_relation(ledger) }} values {{ rows | join(', ') }}
 {%- endmacro %}

@@ -8,8 +8,8 @@
     Only a model the shared read shows as idle uses it: a root model reading one dbt source, whose
     table exists, not rebuilt, without `--vars sparkload_skip_loads` or `change_data_feed`, and whose
     pending loads are all recorded in `_sparkload_load_tables` without its staging table (they bring it
-    no rows). It runs no describe and no statistics; it only records those loads in its ledger (one
-    insert, none when nothing is pending). Every other model reads its pending loads itself right before
+    no rows). It runs no describe and no statistics, and sends no statement: the run's last sparkload
+    model records the loads of every idle model in one insert per ledger. Every other model reads its pending loads itself right before
     it writes, as before (or takes the shared read it just made), so what it applies is decided on fresh
     data. Exactly-once holds: a load that
     completes after the shared read is not in it, and that model applies it on the next run (as it
@@ -85,6 +85,52 @@
   {%- endfor -%}
   {%- do cache.update({key: found}) -%}
   {{ return(dict(found, fresh=true)) }}
+{%- endmacro %}
+
+{#- An idle model's pending loads, which bring it no rows: recorded in its ledger by the run's last
+    sparkload model, with every other idle model's, in one insert (run_sparkload_finish_model), unless
+    something of this run reads them before: its `load_status_out` advance, its child models (then now).
+    A run that stops before (a model failed) leaves them out; the next run finds them pending and idle
+    again and records them then: they say only that there was nothing to apply. -#}
+{% macro run_sparkload_record_idle_loads(ledger, target, load_ids, cfg) -%}
+  {{ return(adapter.dispatch('run_sparkload_record_idle_loads', 'sparkload')(ledger, target, load_ids, cfg)) }}
+{%- endmacro %}
+
+{% macro default__run_sparkload_record_idle_loads(ledger, target, load_ids, cfg) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- if not load_ids -%}{{ return(none) }}{%- endif -%}
+  {%- if cfg.load_status_out is not none or cfg.children or selected_resources is not defined -%}
+    {{ return(sl.run_sparkload_record_loads(ledger=ledger, target=target, load_ids=load_ids)) }}
+  {%- endif -%}
+  {%- set later = adapter.sparkload_run_cache(invocation_id).setdefault('idle ledgers', {}) -%}
+  {%- set entries = later.setdefault(sl.sparkload_relation(ledger) | string, {'ledger': ledger, 'entries': []}).entries -%}
+  {%- for id in load_ids -%}{%- do entries.append([target.schema ~ '.' ~ target.identifier, id]) -%}{%- endfor -%}
+{%- endmacro %}
+
+{#- At the end of every sparkload model (with the adapter): the run's last selected sparkload model
+    records what the idle models left for it (run_sparkload_record_idle_loads), one insert per ledger. -#}
+{% macro run_sparkload_finish_model() -%}
+  {{ return(adapter.dispatch('run_sparkload_finish_model', 'sparkload')()) }}
+{%- endmacro %}
+
+{% macro default__run_sparkload_finish_model() -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- if adapter.type() != 'sparkload' or selected_resources is not defined -%}{{ return(none) }}{%- endif -%}
+  {%- set cache = adapter.sparkload_run_cache(invocation_id) -%}
+  {%- if 'sparkload models' not in cache -%}
+    {%- set count = namespace(n=0) -%}
+    {%- for id in selected_resources if id in graph.nodes and graph.nodes[id].config.materialized == 'sparkload' -%}
+      {%- set count.n = count.n + 1 -%}
+    {%- endfor -%}
+    {%- do cache.update({'sparkload models': count.n}) -%}
+  {%- endif -%}
+  {%- if adapter.sparkload_run_count(invocation_id, 'sparkload models finished') < cache['sparkload models'] -%}{{ return(none) }}{%- endif -%}
+  {%- for key, later in cache.get('idle ledgers', {}).items() | sort if later.entries -%}
+    {%- call statement('sparkload_record_idle_loads') -%}
+      {{ sl.get_sparkload_ledger_entries_sql(later.ledger, later.entries, 'current_timestamp()') }}
+    {%- endcall -%}
+    {%- do later.update({'entries': []}) -%}
+  {%- endfor -%}
 {%- endmacro %}
 
 {#- Forget the run's shared reads of `loads` (a `_dlt_loads` relation) after a statement changed it. -#}

@@ -86,6 +86,14 @@ class SparkloadAdapter(SparkAdapter):
             return self._run_cache[invocation_id]
 
     @available
+    def sparkload_run_count(self, invocation_id: str, key: str) -> int:
+        """Add one to the counter `key` of the run's shared dict and return it; one at a time across dbt's threads."""
+        cache = self.sparkload_run_cache(invocation_id)
+        with self._run_cache_lock:
+            cache[key] = cache.get(key, 0) + 1
+            return cache[key]
+
+    @available
     def in_process_session(self) -> bool:
         """True when statements run on a SparkSession in this process (`embedded`, `session`)."""
         return runs_in_process(self._connected())

@@ -38,8 +38,8 @@
     {%- do sl.run_sparkload_record_skipped_loads(ledger, target, skipped) -%}
   {%- endif -%}
   {%- if idle -%}
-    {%- set groups = [{'load_ids': pending.ids, 'sql': none, 'rows': 0}] if pending.ids else [] -%}  {#- recorded, nothing written -#}
-    {%- set writes, columns, target_columns = namespace(any=false), none, none -%}
+    {%- do sl.run_sparkload_record_idle_loads(ledger, target, pending.ids, cfg) -%}
+    {%- set groups, writes = [], namespace(any=false) -%}
   {%- else -%}
   {%- set batch_sql = sl.sparkload_model_batch_sql(sql, pending.ids, cfg) -%}
   {%- set described = sl.fetch_sparkload_batch_and_table_columns(batch_sql, existing) -%}
@@ -72,6 +72,7 @@
     {%- do sl.run_sparkload_maintenance(target, cfg.file_format, cfg.maintenance) -%}
   {%- endif -%}
   {%- do sl.sparkload_report_result(groups, pending.ids, rebuilt, skipped) -%}
+  {%- do sl.run_sparkload_finish_model() -%}  {#- the run's last model records the idle models' loads -#}
 
   {{ run_hooks(post_hooks) }}
   {%- if config.get('grants') -%}{%- do apply_grants(target, config.get('grants'), should_revoke=true) -%}{%- endif -%}
