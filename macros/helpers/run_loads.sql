@@ -9,13 +9,13 @@
     table exists, not rebuilt, without `--vars sparkload_skip_loads` or `change_data_feed`, and whose
     pending loads are all recorded in `_sparkload_load_tables` without its staging table (they bring it
     no rows). It runs no describe and no statistics, and sends no statement: the run's last sparkload
-    model records the loads of every idle model in one insert per ledger. Every other model reads its pending loads itself right before
-    it writes, as before (or takes the shared read it just made), so what it applies is decided on fresh
-    data. Exactly-once holds: a load that
-    completes after the shared read is not in it, and that model applies it on the next run (as it
-    would today had it run earlier in the run); recording a load that brings a model no rows changes
-    nothing but the ledger, and recording it twice (two runs at once) is harmless. A status advance
-    (stage.sql) drops the shared read of its `_dlt_loads`, so a later stage of the same run reads anew. -#}
+    model records the loads of every idle model in one insert per ledger. Every other model reads its
+    pending loads itself right before it writes, as before (or takes the shared read it just made), so
+    what it applies is decided on fresh data. Exactly-once holds: a load that completes after the
+    shared read is not in it, and that model applies it on the next run (as it would had it run earlier
+    in the run); recording a load that brings a model no rows changes nothing but the ledger, and
+    recording it twice (two runs at once) is harmless. A status advance (stage.sql) drops the shared
+    read of its `_dlt_loads`, so a later stage of the same run reads anew. -#}
 
 {#- {'pending': the pending loads as fetch_sparkload_pending_loads returns them, 'idle': true when none of
     them brings this model rows} from the run's shared read, for a model that may use it (above); none
