@@ -90,11 +90,17 @@
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set vocabulary = sl.sparkload_contract() -%}
   {%- set load_tables = vocabulary.tables.load_tables -%}
+  {#- with the adapter, a run asks once per schema once both tables exist (helpers/run_loads.sql) -#}
+  {%- set cache = adapter.sparkload_run_cache(invocation_id) if adapter.type() == 'sparkload' else {} -%}
+  {%- set key = 'loads_table ' ~ sl.sparkload_relation(loads) ~ ' ' ~ need_format -%}
+  {%- if key in cache -%}{{ return(cache[key]) }}{%- endif -%}
   {%- set names = sl.fetch_sparkload_table_names(loads.schema, loads.identifier ~ '|' ~ load_tables) or [] -%}
   {%- if loads.identifier not in names -%}{{ return({'exists': false, 'format': none, 'load_tables': none}) }}{%- endif -%}
-  {{ return({'exists': true, 'format': sl.fetch_sparkload_table_format(loads) if need_format else none,
-             'load_tables': api.Relation.create(schema=loads.schema, identifier=load_tables, type='table')
-                            if load_tables in names else none}) }}
+  {%- set found = {'exists': true, 'format': sl.fetch_sparkload_table_format(loads) if need_format else none,
+                   'load_tables': api.Relation.create(schema=loads.schema, identifier=load_tables, type='table')
+                                  if load_tables in names else none} -%}
+  {%- if found.load_tables is not none -%}{%- do cache.update({key: found}) -%}{%- endif -%}
+  {{ return(found) }}
 {%- endmacro %}
 
 {#- The table format (delta, iceberg) of an existing table, from its `Provider`; none when it is neither. -#}
@@ -190,10 +196,22 @@
 
 {% macro default__get_sparkload_ledger_insert_sql(ledger, target, load_ids, applied_at) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set entries = [] -%}
+  {%- for id in load_ids -%}{%- do entries.append([target.schema ~ '.' ~ target.identifier, id]) -%}{%- endfor -%}
+  {{ sl.get_sparkload_ledger_entries_sql(ledger, entries, applied_at) }}
+{%- endmacro %}
+
+{#- The ledger rows of `entries` ([target name, load id] pairs, several targets at once). -#}
+{% macro get_sparkload_ledger_entries_sql(ledger, entries, applied_at) -%}
+  {{ return(adapter.dispatch('get_sparkload_ledger_entries_sql', 'sparkload')(ledger, entries, applied_at)) }}
+{%- endmacro %}
+
+{% macro default__get_sparkload_ledger_entries_sql(ledger, entries, applied_at) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set q = sl.sparkload_literal -%}
   {%- set rows = [] -%}
-  {%- for id in load_ids -%}
-    {%- do rows.append('(' ~ q(target.schema ~ '.' ~ target.identifier) ~ ', ' ~ q(id) ~ ', ' ~ applied_at ~ ')') -%}
+  {%- for name, id in entries -%}
+    {%- do rows.append('(' ~ q(name) ~ ', ' ~ q(id) ~ ', ' ~ applied_at ~ ')') -%}
   {%- endfor -%}
   insert into {{ sl.sparkload_relation(ledger) }} values {{ rows | join(', ') }}
 {%- endmacro %}

@@ -48,4 +48,5 @@
     on l.`load_id` = s.`load_id` and l.`status` = {{ cfg.load_status_in | int }}
     when matched then update set `status` = {{ cfg.load_status_out | int }}
   {%- endcall -%}
+  {%- do sl.sparkload_forget_run_loads(cfg.loads) -%}  {#- a later stage of this run reads the new statuses -#}
 {%- endmacro %}

@@ -13,6 +13,7 @@ v2 catalog) answers differently from Hive's:
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import replace
 from typing import Any, Dict, Iterable, List, Optional
 
@@ -49,6 +50,8 @@ def _says(error: DbtRuntimeError, messages) -> bool:
 
 class SparkloadAdapter(SparkAdapter):
     ConnectionManager = SparkloadConnectionManager
+    _run_cache: Dict[str, Dict[str, Any]] = {}
+    _run_cache_lock = threading.Lock()
 
     def _connected(self):
         """The credentials this thread's connection uses."""
@@ -75,6 +78,24 @@ class SparkloadAdapter(SparkAdapter):
         """A sparkload model's refusal (validate.sql, `_sparkload_raise`) as a runtime error: dbt shows its one
         message, where a compiler error gets dbt's macro stack appended (`> in macro ...`, 6-8 lines)."""
         raise DbtRuntimeError(message)
+
+    @available
+    def sparkload_run_cache(self, invocation_id: str) -> Dict[str, Any]:
+        """A dict every model of one dbt invocation shares (helpers/run_loads.sql keeps what a run read once
+        there); a new invocation gets an empty one. Jinja decides what it holds and when it is stale."""
+        with self._run_cache_lock:
+            if invocation_id not in self._run_cache:
+                self._run_cache.clear()
+                self._run_cache[invocation_id] = {}
+            return self._run_cache[invocation_id]
+
+    @available
+    def sparkload_run_count(self, invocation_id: str, key: str) -> int:
+        """Add one to the counter `key` of the run's shared dict and return it; one at a time across dbt's threads."""
+        cache = self.sparkload_run_cache(invocation_id)
+        with self._run_cache_lock:
+            cache[key] = cache.get(key, 0) + 1
+            return cache[key]
 
     @available
     def in_process_session(self) -> bool:

@@ -28,12 +28,19 @@
     {%- set existing = none -%}
   {%- endif -%}
 
-  {%- set pending = sl.fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
+  {#- idle: the run's shared read shows no pending load brings this model rows (helpers/run_loads.sql) -#}
+  {%- set shared = sl.fetch_sparkload_shared_pending(cfg, target, existing, full_refresh) -%}
+  {%- set idle = shared is not none and shared.idle -%}
+  {%- set pending = shared.pending if shared is not none else sl.fetch_sparkload_pending_loads(cfg, target, full_refresh) -%}
   {%- set skipped = sl.validate_sparkload_skip_loads(target, cfg, pending) -%}  {#- helpers/skip.sql: --vars sparkload_skip_loads -#}
   {%- if skipped -%}
     {%- set pending = sl.sparkload_pending_without(pending, skipped) -%}
     {%- do sl.run_sparkload_record_skipped_loads(ledger, target, skipped) -%}
   {%- endif -%}
+  {%- if idle -%}
+    {%- do sl.run_sparkload_record_idle_loads(ledger, target, pending.ids, cfg) -%}
+    {%- set groups, writes = [], namespace(any=false) -%}
+  {%- else -%}
   {%- set batch_sql = sl.sparkload_model_batch_sql(sql, pending.ids, cfg) -%}
   {%- set described = sl.fetch_sparkload_batch_and_table_columns(batch_sql, existing) -%}
   {%- set columns = described.batch -%}
@@ -51,6 +58,7 @@
   {%- set target_columns = sl.sparkload_target_columns(columns, cfg) if existing is none
                            else sl.run_sparkload_evolve_target(target, columns, cfg, pending, described.table) -%}
   {%- if existing is not none and cfg.change_data_feed is not none -%}{%- do sl.run_sparkload_change_data_feed(target, cfg) -%}{%- endif -%}
+  {%- endif -%}
 
   {%- set table = namespace(empty=existing is none) -%}
   {%- for group in groups -%}
@@ -64,6 +72,7 @@
     {%- do sl.run_sparkload_maintenance(target, cfg.file_format, cfg.maintenance) -%}
   {%- endif -%}
   {%- do sl.sparkload_report_result(groups, pending.ids, rebuilt, skipped) -%}
+  {%- do sl.run_sparkload_finish_model() -%}  {#- the run's last model records the idle models' loads -#}
 
   {{ run_hooks(post_hooks) }}
   {%- if config.get('grants') -%}{%- do apply_grants(target, config.get('grants'), should_revoke=true) -%}{%- endif -%}

@@ -1,0 +1,148 @@
+{#- What one `dbt run` reads once for all its models (issue 37: a model with nothing to apply costs
+    next to nothing). With the sparkload adapter, the first model of a run that needs them reads, in one
+    statement, the loads of a `_dlt_loads` table with its status, which tables they covered
+    (`_sparkload_load_tables`) and the ledger entries of those loads; every later model of the run looks
+    them up (adapter.sparkload_run_cache, keyed on the invocation). Without the adapter (the dbt package
+    on spark or databricks) nothing is shared and every model reads as before.
+
+    Only a model the shared read shows as idle uses it: a root model reading one dbt source, whose
+    table exists, not rebuilt, without `--vars sparkload_skip_loads` or `change_data_feed`, and whose
+    pending loads are all recorded in `_sparkload_load_tables` without its staging table (they bring it
+    no rows). It runs no describe and no statistics, and sends no statement: the run's last sparkload
+    model records the loads of every idle model in one insert per ledger. Every other model reads its
+    pending loads itself right before it writes, as before (or takes the shared read it just made), so
+    what it applies is decided on fresh data. Exactly-once holds: a load that completes after the
+    shared read is not in it, and that model applies it on the next run (as it would had it run earlier
+    in the run); recording a load that brings a model no rows changes nothing but the ledger, and
+    recording it twice (two runs at once) is harmless. A status advance (stage.sql) drops the shared
+    read of its `_dlt_loads`, so a later stage of the same run reads anew. -#}
+
+{#- {'pending': the pending loads as fetch_sparkload_pending_loads returns them, 'idle': true when none of
+    them brings this model rows} from the run's shared read, for a model that may use it (above); none
+    when the caller reads its pending loads itself: a model that may not, or one with rows to apply whose
+    shared read was made earlier in the run (made by this model just now, it is as fresh as its own). -#}
+{% macro fetch_sparkload_shared_pending(cfg, target, existing, full_refresh) -%}
+  {{ return(adapter.dispatch('fetch_sparkload_shared_pending', 'sparkload')(cfg, target, existing, full_refresh)) }}
+{%- endmacro %}
+
+{% macro default__fetch_sparkload_shared_pending(cfg, target, existing, full_refresh) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set sources = model.depends_on.nodes -%}
+  {%- if adapter.type() != 'sparkload' or full_refresh or existing is none or cfg.root is not none or cfg.load_tables is none
+        or cfg.change_data_feed is not none or var('sparkload_skip_loads', none) is not none
+        or sources | length != 1 or not sources[0].startswith('source.') -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set run = sl.fetch_sparkload_run_loads(cfg, target) -%}
+  {%- set done = run.applied.get(target.schema ~ '.' ~ target.identifier, []) -%}
+  {%- set pending = {'ids': [], 'inserted_at': {}, 'pipelines': {}, 'covered': [], 'done': done | sort, 'root_skipped': []} -%}
+  {%- set rows = namespace(any=false) -%}
+  {%- for id in run.loads.keys() | sort if id not in done -%}
+    {%- set tables = run.tables.get(id) -%}
+    {%- if tables is none or cfg.staging_table in tables -%}{%- set rows.any = true -%}{%- endif -%}  {#- unknown, or rows to apply -#}
+    {%- if tables is not none and cfg.staging_table in tables -%}{%- do pending.covered.append(id) -%}{%- endif -%}
+    {%- do pending.ids.append(id) -%}
+    {%- do pending.inserted_at.update({id: run.loads[id][0]}) -%}
+    {%- do pending.pipelines.update({id: run.loads[id][1]}) -%}
+  {%- endfor -%}
+  {%- if rows.any and not run.fresh -%}{{ return(none) }}{%- endif -%}
+  {{ return({'pending': pending, 'idle': not rows.any}) }}
+{%- endmacro %}
+
+{#- The run's shared read for this model's `_dlt_loads`, status and ledger: {'loads': {load_id:
+    [inserted_at, schema_name]}, 'tables': {load_id: [covered table names]}, 'applied': {target: [load
+    ids in the ledger]}, 'fresh': true for the model that read it}, all of loads with status
+    `load_status_in`; read on first use. -#}
+{% macro fetch_sparkload_run_loads(cfg, target) -%}
+  {{ return(adapter.dispatch('fetch_sparkload_run_loads', 'sparkload')(cfg, target)) }}
+{%- endmacro %}
+
+{% macro default__fetch_sparkload_run_loads(cfg, target) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set q = sl.sparkload_literal -%}
+  {%- set rel = sl.sparkload_relation -%}
+  {%- set ledger = sl.sparkload_ledger_relation(target) -%}
+  {%- set cache = adapter.sparkload_run_cache(invocation_id) -%}
+  {%- set key = sl._sparkload_run_loads_key(cfg.loads) ~ ' ' ~ (cfg.load_status_in | int) ~ ' ' ~ rel(ledger) -%}
+  {%- if key in cache -%}{{ return(dict(cache[key], fresh=false)) }}{%- endif -%}
+  {%- set these -%}select `load_id` from {{ rel(cfg.loads) }} where `status` = {{ cfg.load_status_in | int }}{%- endset -%}
+  {%- set sql -%}
+    select 'load', `load_id`, cast(`inserted_at` as string), `schema_name` from {{ rel(cfg.loads) }} where `status` = {{ cfg.load_status_in | int }}
+    union all
+    select 'applied', `load_id`, `target`, null from {{ rel(ledger) }} where `load_id` in ({{ these }})
+    union all
+    select 'covered', `load_id`, `table_name`, null from {{ rel(cfg.load_tables) }} where `load_id` in ({{ these }})
+  {%- endset -%}
+  {%- set found = {'loads': {}, 'tables': {}, 'applied': {}} -%}
+  {%- for row in run_query(sql) -%}
+    {%- if row[0] == 'load' -%}
+      {%- do found.loads.update({row[1]: [row[2], row[3]]}) -%}
+    {%- elif row[0] == 'applied' -%}
+      {%- do found.applied.setdefault(row[2], []).append(row[1]) -%}
+    {%- else -%}
+      {%- do found.tables.setdefault(row[1], []).append(row[2]) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- do cache.update({key: found}) -%}
+  {{ return(dict(found, fresh=true)) }}
+{%- endmacro %}
+
+{#- An idle model's pending loads, which bring it no rows: recorded in its ledger by the run's last
+    sparkload model, with every other idle model's, in one insert (run_sparkload_finish_model), unless
+    something of this run reads them before: its `load_status_out` advance, its child models (then now).
+    A run that stops before (a model failed) leaves them out; the next run finds them pending and idle
+    again and records them then: they say only that there was nothing to apply. -#}
+{% macro run_sparkload_record_idle_loads(ledger, target, load_ids, cfg) -%}
+  {{ return(adapter.dispatch('run_sparkload_record_idle_loads', 'sparkload')(ledger, target, load_ids, cfg)) }}
+{%- endmacro %}
+
+{% macro default__run_sparkload_record_idle_loads(ledger, target, load_ids, cfg) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- if not load_ids -%}{{ return(none) }}{%- endif -%}
+  {%- if cfg.load_status_out is not none or cfg.children or selected_resources is not defined -%}
+    {{ return(sl.run_sparkload_record_loads(ledger=ledger, target=target, load_ids=load_ids)) }}
+  {%- endif -%}
+  {%- set later = adapter.sparkload_run_cache(invocation_id).setdefault('idle ledgers', {}) -%}
+  {%- set entries = later.setdefault(sl.sparkload_relation(ledger) | string, {'ledger': ledger, 'entries': []}).entries -%}
+  {%- for id in load_ids -%}{%- do entries.append([target.schema ~ '.' ~ target.identifier, id]) -%}{%- endfor -%}
+{%- endmacro %}
+
+{#- At the end of every sparkload model (with the adapter): the run's last selected sparkload model
+    records what the idle models left for it (run_sparkload_record_idle_loads), one insert per ledger. -#}
+{% macro run_sparkload_finish_model() -%}
+  {{ return(adapter.dispatch('run_sparkload_finish_model', 'sparkload')()) }}
+{%- endmacro %}
+
+{% macro default__run_sparkload_finish_model() -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- if adapter.type() != 'sparkload' or selected_resources is not defined -%}{{ return(none) }}{%- endif -%}
+  {%- set cache = adapter.sparkload_run_cache(invocation_id) -%}
+  {%- if 'sparkload models' not in cache -%}
+    {%- set count = namespace(n=0) -%}
+    {%- for id in selected_resources if id in graph.nodes and graph.nodes[id].config.materialized == 'sparkload' -%}
+      {%- set count.n = count.n + 1 -%}
+    {%- endfor -%}
+    {%- do cache.update({'sparkload models': count.n}) -%}
+  {%- endif -%}
+  {%- if adapter.sparkload_run_count(invocation_id, 'sparkload models finished') < cache['sparkload models'] -%}{{ return(none) }}{%- endif -%}
+  {%- for key, later in cache.get('idle ledgers', {}).items() | sort if later.entries -%}
+    {%- call statement('sparkload_record_idle_loads') -%}
+      {{ sl.get_sparkload_ledger_entries_sql(later.ledger, later.entries, 'current_timestamp()') }}
+    {%- endcall -%}
+    {%- do later.update({'entries': []}) -%}
+  {%- endfor -%}
+{%- endmacro %}
+
+{#- Forget the run's shared reads of `loads` (a `_dlt_loads` relation) after a statement changed it. -#}
+{% macro sparkload_forget_run_loads(loads) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- if adapter.type() != 'sparkload' -%}{{ return(none) }}{%- endif -%}
+  {%- set cache = adapter.sparkload_run_cache(invocation_id) -%}
+  {%- set prefix = sl._sparkload_run_loads_key(loads) ~ ' ' -%}
+  {%- for key in cache.keys() | list if key.startswith(prefix) -%}{%- do cache.pop(key) -%}{%- endfor -%}
+{%- endmacro %}
+
+{% macro _sparkload_run_loads_key(loads) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {{ return('run_loads ' ~ sl.sparkload_relation(loads)) }}
+{%- endmacro %}

@@ -1,0 +1,96 @@
+"""What a `dbt run` reads once for all its models (macros/helpers/run_loads.sql, issue 37): a model the
+run's shared read shows as idle sends no statement of its own (the run's last model records the loads
+that bring it no rows, with every idle model's, in one insert) and still reports NO-OP; a load that completes after the shared read is applied
+by the next run, not lost and not applied twice. The shared read is the sparkload adapter's, so these
+run on `embedded` only (the package alone reads per model, as every other test here shows)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .conftest import rows_of, table
+
+pytestmark = pytest.mark.dbt_targets("embedded")
+TABLES = {"up_pk": "items", "cust_io": "customers"}  # two root models, each over its own staging table
+
+
+def _messages(result) -> dict:
+    return {r.node.name: r.message for r in result.result.results}
+
+
+def _statements(dbt, model: str) -> list:
+    return [" ".join(re.sub(r"/\*.*?\*/", "", sql, flags=re.S).split())[:60] for node, sql in dbt.queries if node == model]
+
+
+def _ledger(spark, names, model: str, load_id: str) -> int:
+    return spark.sql(f"select count(*) from {names.target}._sparkload_applied_loads "
+                     f"where target = '{names.target}.{model}' and load_id = '{load_id}'").collect()[0][0]
+
+
+def test_run_loads__a_load_completing_during_a_run_is_applied_by_the_next_run(spark, stage, dbt, names, monkeypatch):
+    # load 1 and 2: a row for each model; the first run builds both tables
+    stage.load([{"id": 1, "name": "a"}], table="items")
+    stage.load([{"id": 1, "name": "Ann"}], table="customers")
+    dbt.run(" ".join(TABLES))
+
+    # run 2, nothing pending: right after the first model finished (it read the run's loads), load 3
+    # lands a row for the other model, which then finds nothing pending in the run's shared read
+    from dbt.cli import main as dbt_main
+
+    order, landed = [], {}
+
+    def on_event(e) -> None:
+        if e.info.name == "LogModelResult" and not landed:
+            order.append(e.data.node_info.node_name)
+            other = next(m for m in TABLES if m != order[0])
+            landed[other] = stage.load([{"id": 2, "name": "late"}], table=TABLES[other])
+
+    class Runner(dbt_main.dbtRunner):
+        def __init__(self, manifest=None, callbacks=None):
+            super().__init__(manifest=manifest, callbacks=[*(callbacks or []), on_event])
+
+    monkeypatch.setattr(dbt_main, "dbtRunner", Runner)
+    shown = _messages(dbt.run(" ".join(TABLES)))
+    monkeypatch.undo()
+    (other, late), first = next(iter(landed.items())), order[0]
+    assert shown == {first: "NO-OP: no pending loads", other: "NO-OP: no pending loads"}
+    assert _ledger(spark, names, other, late) == 0
+    before = table(spark, f"{names.target}.{other}", "id, name")
+    assert before == rows_of((1, "a" if other == "up_pk" else "Ann"))
+
+    # run 3: the late load is applied once by the model it brings rows, recorded by the other
+    dbt.queries.clear()
+    shown = _messages(dbt.run(" ".join(TABLES)))
+    assert shown == {other: "APPLIED 1 rows from 1 load", first: f"NO-OP: loads {late} bring no rows for this model"}
+    assert table(spark, f"{names.target}.{other}", "id, name") == sorted(before + rows_of((2, "late")))
+    assert (_ledger(spark, names, other, late), _ledger(spark, names, first, late)) == (1, 1)
+
+    # run 4, nothing pending: the model that runs second sends no statement at all
+    dbt.queries.clear()
+    shown = _messages(dbt.run(" ".join(TABLES)))
+    assert shown == {m: "NO-OP: no pending loads" for m in TABLES}
+    sent = {m: _statements(dbt, m) for m in TABLES}
+    assert sorted(len(s) for s in sent.values()) == [0, 2], sent  # the first: `show tables`, the run's loads
+    dbt.run(" ".join(TABLES))
+    assert (_ledger(spark, names, other, late), _ledger(spark, names, first, late)) == (1, 1)
+
+
+def test_run_loads__idle_models_record_loads_without_rows_in_one_insert_at_the_end_of_the_run(spark, stage, dbt, names):
+    stage.load([{"id": 1, "name": "a"}], table="items")
+    stage.load([{"id": 1, "name": "Ann"}], table="customers")
+    dbt.run(" ".join(TABLES))
+    # load 3: rows for items only; customers' model has it pending but it brings that model no rows
+    load = stage.load([{"id": 2, "name": "b"}], table="items")
+    dbt.queries.clear()
+    shown = _messages(dbt.invoke("run", "--select", "up_pk", "cust_io"))
+    assert shown == {"up_pk": "APPLIED 1 rows from 1 load", "cust_io": f"NO-OP: loads {load} bring no rows for this model"}
+    # cust_io sends at most the run's first statements (`show tables`, the run's loads) and, as the run's
+    # last model, the one ledger insert of the idle models; no describe, no statistics
+    mine = _statements(dbt, "cust_io")
+    assert all(s.startswith(("show tables", "select 'load'", "insert into")) for s in mine) and len(mine) <= 3, mine
+    sent = [" ".join(re.sub(r"/\*.*?\*/", "", sql, flags=re.S).split()) for _, sql in dbt.queries]
+    inserts = [sql for sql in sent if sql.startswith("insert into") and "_sparkload_applied_loads" in sql]
+    assert len(inserts) == 2, inserts  # up_pk's after its MERGE, and the idle models' (cust_io's) one
+    assert table(spark, f"{names.target}.cust_io", "id, name") == rows_of((1, "Ann"))
+    assert _ledger(spark, names, "cust_io", load) == 1
