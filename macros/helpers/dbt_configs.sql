@@ -1,7 +1,7 @@
 {#- dbt's own model configs that a sparkload model cannot honour as dbt's materializations do, refused
     before anything changes (the rest of the config is checked by validate_sparkload_config):
     - grants: Apache Spark SQL has no GRANT statement (dbt-spark applies grants on Databricks only), so
-      on `method` embedded, session and thrift they are refused; elsewhere the materialization applies
+      on `method` embedded, session, thrift and connect they are refused; elsewhere the materialization applies
       them with dbt's apply_grants after its statements;
     - contract enforced: a sparkload table's columns follow its loads (dlt's schema evolution), not a
       declared contract;
@@ -32,11 +32,11 @@
 {%- endmacro %}
 
 {#- Whether the connection's platform has grants: not Apache Spark itself (type spark/sparkload over an
-    in-process session or a thrift server); Databricks (dbt-databricks, or dbt-spark over http/odbc) has. -#}
+    in-process session, a thrift server or a Spark Connect server); Databricks (dbt-databricks, or dbt-spark over http/odbc) has. -#}
 {% macro sparkload_grants_apply() -%}
   {{ return(adapter.dispatch('sparkload_grants_apply', 'sparkload')()) }}
 {%- endmacro %}
 
 {% macro default__sparkload_grants_apply() -%}
-  {{ return(not (target.type in ['spark', 'sparkload'] and target.method in ['embedded', 'session', 'thrift'])) }}
+  {{ return(not (target.type in ['spark', 'sparkload'] and target.method in ['embedded', 'session', 'thrift', 'connect'])) }}
 {%- endmacro %}

@@ -52,3 +52,12 @@ def test_global_substream_cursor__with_per_parent_is_refused_in_one_line():
     config["resources"][1]["endpoint"]["incremental"]["per_parent"] = {"max_parents": 10}
     with pytest.raises(ConfigError, match=r"^resource comments: incremental.global_substream_cursor .* per_parent .*$"):
         RestApiSource(config).resource("comments")
+
+
+def test_parent__that_is_no_resource_of_the_source_is_a_config_error_naming_it():
+    # was a plain ValueError: the CLI reported it as an internal error (exit 70)
+    config = resolve_config(get_plugin("rest_api"), docs_config())
+    config["resources"][1]["endpoint"]["parent"] = "projcts"
+    with pytest.raises(ConfigError, match=r"^resource comments: parent 'projcts' is not a resource of this source "
+                                          r"\(did you mean 'projects'\?\); expected one of projects, comments$"):
+        RestApiSource(config).resource("comments")

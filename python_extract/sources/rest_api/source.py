@@ -29,7 +29,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 from ... import timeutil
 from ...contract import TABLE_HINTS
-from ...errors import ConfigError
+from ...errors import ConfigError, did_you_mean
 from ...extract import Source, date_windows, incremental
 from ...extract.resource import Resource, ResourceState, as_key_list
 from .auth import build_auth
@@ -145,7 +145,8 @@ class RestApiSource:
         endpoint, inc = cfg["endpoint"], cfg["endpoint"].get("incremental")
         parent = endpoint.get("parent")
         if parent is not None and parent not in self.resources:
-            raise ValueError(f"resource {name}: parent {parent!r} is not a resource of this source")
+            raise ConfigError(f"resource {name}: parent {parent!r} is not a resource of this source"
+                              f"{did_you_mean(str(parent), list(self.resources))}; expected one of {', '.join(self.resources)}")
         orphan = [k for k, on in (("endpoint.incremental_dependency", endpoint.get("incremental_dependency")),
                                   ("incremental.global_substream_cursor", (inc or {}).get("global_substream_cursor"))) if on]
         if parent is None and orphan:
