@@ -41,6 +41,22 @@ def _key_list(keys: Any, hint: str, owner: str) -> List[str]:
                     "column names")
 
 
+def _table_name(value: Any, owner: str) -> Any:
+    """A `table_name` hint: None, a non-empty string or a function of the item (a HintError naming it)."""
+    if value is None or callable(value) or (isinstance(value, str) and value):
+        return value
+    raise HintError(f"{owner}: table_name={repr(value)[:80]} ({type(value).__name__}); expected a table name or a "
+                    "function of the item returning one")
+
+
+def _nesting(value: Any, owner: str) -> Any:
+    """A `max_table_nesting` hint: None or a whole number >= 0 (a HintError naming it)."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return value
+    raise HintError(f"{owner}: max_table_nesting={repr(value)[:80]} ({type(value).__name__}); expected a whole "
+                    "number >= 0")
+
+
 class ResourceState:
     """Default of a resource argument that receives the resource's own state dict, committed with the
     data like cursors are; for sources that keep cursors of their own (e.g. one per parent record)."""
@@ -94,11 +110,11 @@ class Resource:
         self._args: Tuple[Any, ...] = ()
         self._kwargs: Dict[str, Any] = {}
         self.name = name
-        self.table_name: TableName = table_name or name
+        self.table_name: TableName = _table_name(table_name, f"resource {name}") or name
         self.primary_key = _key_list(primary_key, "primary_key", f"resource {name}")
         self.merge_key = _key_list(merge_key, "merge_key", f"resource {name}")
         self.columns = check_columns(columns or {}, f"resource {name}")
-        self.max_table_nesting = max_table_nesting
+        self.max_table_nesting = _nesting(max_table_nesting, f"resource {name}")
         self.incremental = incremental
         self.schema_contract = check_contract(schema_contract, f"resource {name}")  # normalize/schema_contract.py
         self.source_schema_contract: Any = None  # its source's, which its own overrides
@@ -212,6 +228,8 @@ class Resource:
                 hints[key] = _key_list(hints[key], key, f"resource {self.name}")
         if hints.get("columns") is not None:
             hints["columns"] = check_columns(hints["columns"], f"resource {self.name}")
+        _table_name(hints.get("table_name"), f"resource {self.name}")
+        _nesting(hints.get("max_table_nesting"), f"resource {self.name}")
         if hints.get("write_disposition") is not None:
             self.write_disposition, self.merge_strategy, self.merge_options = split_disposition(
                 hints.pop("write_disposition"), f"resource {self.name}")
