@@ -22,8 +22,8 @@ from typing import Dict, Optional
 
 from ..lakehouse.config import LakehouseConfig
 from ..lakehouse.jars import jars_for
-from .processes import LOOPBACK, RunDir, SparkProcess, SparkProcessError, conf_args, free_port, spark_script
-from .serve import SparkServer, server_conf
+from .processes import LOOPBACK, RunDir, SparkProcessError, conf_args, free_port, spark_script
+from .serve import SparkServer, launch, server_conf
 
 CONNECT_SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 DEFAULT_PORT = 15002  # Spark Connect's own default
@@ -62,18 +62,8 @@ def start_connect_server(
     conf = connect_server_conf(config, port)
     config.home.mkdir(parents=True, exist_ok=True)
     cmd = [spark_script("spark-submit"), "--class", CONNECT_SERVER_CLASS, *conf_args(conf), "spark-internal"]
-    env = {"SPARK_LOCAL_IP": host} if host == LOOPBACK else {}
-    process = SparkProcess(f"Spark Connect server on {host}:{port}", cmd, files.path / "connect-server.log",
-                           env=env, cwd=files.path)
-    server = ConnectServer(host, port, conf.get("spark.sql.defaultCatalog", "spark_catalog"), process, run_dir=files)
-    try:
-        process.wait_for_port(host, port, timeout)
-        _answers(server, timeout=60.0)
-    except BaseException:
-        server.run_dir = None  # the error names its log: keep it
-        server.stop()
-        raise
-    return server
+    return launch(ConnectServer, "Spark Connect server", host, port, cmd, conf, files, "connect-server.log", _answers,
+                  timeout)
 
 
 def _answers(server: ConnectServer, timeout: float) -> None:

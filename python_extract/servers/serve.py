@@ -109,12 +109,20 @@ def start_thrift_server(
         # there after it stops) go under run_dir with the rest of the server's files
         "--hiveconf", f"hive.downloaded.resources.dir={run_dir / 'resources'}/${{hive.session.id}}_resources",
     ]
+    return launch(ThriftServer, "thrift server", host, port, cmd, conf, files, "thrift-server.log",
+                  _ensure_default_namespace, timeout)
+
+
+def launch(kind, what: str, host: str, port: int, cmd, conf: Dict[str, str], files, log_name: str, ready,
+           timeout: float):
+    """Start `cmd` as a server of class `kind` in `files`' folder, wait for its port and for `ready(server,
+    timeout=...)` (its first real answer); a server that fails to start is stopped, its log kept."""
     env = {"SPARK_LOCAL_IP": host} if host == LOOPBACK else {}
-    process = SparkProcess(f"thrift server on {host}:{port}", cmd, run_dir / "thrift-server.log", env=env, cwd=run_dir)
-    server = ThriftServer(host, port, conf.get("spark.sql.defaultCatalog", "spark_catalog"), process, run_dir=files)
+    process = SparkProcess(f"{what} on {host}:{port}", cmd, files.path / log_name, env=env, cwd=files.path)
+    server = kind(host, port, conf.get("spark.sql.defaultCatalog", "spark_catalog"), process, run_dir=files)
     try:
         process.wait_for_port(host, port, timeout)
-        _ensure_default_namespace(server, timeout=60.0)
+        ready(server, timeout=60.0)
     except BaseException:
         server.run_dir = None  # the error names its log: keep it
         server.stop()
