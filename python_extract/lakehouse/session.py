@@ -176,16 +176,31 @@ def spark_conf(config: LakehouseConfig, choice: FormatChoice, pin: bool = True) 
     return conf
 
 
+# The classes of the Hive 2.3 metastore's object model (package.jdo of Spark's hive-metastore jar)
+METASTORE_CLASSES = tuple(f"org.apache.hadoop.hive.metastore.model.M{name}" for name in (
+    "Database", "FieldSchema", "Type", "Table", "Constraint", "SerDeInfo", "Order", "ColumnDescriptor", "StringList",
+    "StorageDescriptor", "Partition", "Index", "Role", "RoleMap", "GlobalPrivilege", "DBPrivilege", "TablePrivilege",
+    "PartitionPrivilege", "TableColumnPrivilege", "PartitionColumnPrivilege", "PartitionEvent", "MasterKey",
+    "DelegationToken", "TableColumnStatistics", "PartitionColumnStatistics", "VersionTable", "ResourceUri", "Function",
+    "NotificationLog", "NotificationNextId"))
+
+
 def metastore_conf(catalog_uri: str) -> Dict[str, str]:
     """The Hive metastore of a delta lakehouse on the catalog database (`LakehouseConfig.catalog_jdbc_uri`):
-    Spark's built-in Hive 2.3 client, its schema created on first use (DataNucleus); no Derby, which admits
-    one JVM at a time. `datanucleus.mapping.Schema`: H2 also has an INFORMATION_SCHEMA.ROLES table, which
-    DataNucleus would otherwise take for the metastore's ROLES."""
+    Spark's built-in Hive 2.3 client; no Derby, which admits one JVM at a time. DataNucleus (the metastore's
+    ORM) creates the schema's missing tables when the metastore starts (`autoStartClassNames`), all of them,
+    before any transaction: left to create each table on first use, it did so on a second connection while
+    the first held the transaction that needed it, and on PostgreSQL the `ALTER TABLE ... ADD CONSTRAINT`
+    waited for ever on that transaction's locks (the first `create table` of a fresh catalog hung).
+    `datanucleus.mapping.Schema`: H2 also has an INFORMATION_SCHEMA.ROLES table, which DataNucleus would
+    otherwise take for the metastore's ROLES."""
     driver = "org.postgresql.Driver" if catalog_uri.startswith("jdbc:postgresql:") else "org.h2.Driver"
     conf = {
         "spark.hadoop.javax.jdo.option.ConnectionURL": catalog_uri,
         "spark.hadoop.javax.jdo.option.ConnectionDriverName": driver,
         "spark.hadoop.datanucleus.schema.autoCreateAll": "true",
+        "spark.hadoop.datanucleus.autoStartMechanism": "Classes",
+        "spark.hadoop.datanucleus.autoStartClassNames": ",".join(METASTORE_CLASSES),
         "spark.hadoop.hive.metastore.schema.verification": "false",
     }
     if driver == "org.h2.Driver":

@@ -1,6 +1,6 @@
 """The "Cluster" example of docs/deployments.md on a 1-master/2-worker standalone cluster on loopback, run as written
-(ports swapped for free ones), with the lakehouse a multi-machine deployment would have: its Iceberg
-catalog on a real PostgreSQL server (`SPARKLOAD_CATALOG_URI`) and its warehouse in an S3 bucket of the
+(ports swapped for free ones), with the lakehouse a multi-machine deployment would have: its catalog (Delta's
+Hive metastore, Iceberg's JDBC catalog) on a real PostgreSQL server (`SPARKLOAD_CATALOG_URI`) and its warehouse in an S3 bucket of the
 run's moto_server (`SPARKLOAD_WAREHOUSE=s3a://...`, credentials in `AWS_*` for every JVM: the cluster's
 executors write the files). The extractor lands two loads through
 a session on the master (its own JVM), the thrift server runs on the master (another JVM), and dbt's
@@ -15,6 +15,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from python_extract.servers.cluster import executors_by_worker, fetch_json
 from python_extract.servers.processes import free_port
 
@@ -23,16 +25,25 @@ from ..lakehouse.s3 import shared_s3_server, without_aws_env
 from ..support.postgres import PostgresServer
 from .commands import Foreground, command_line, readme_blocks
 
+pytestmark = pytest.mark.each_format  # the catalog on PostgreSQL is each format's own (a Hive metastore for Delta)
+
 PIPELINE = Path(__file__).with_name("cluster_pipeline.py")
 THRIFT_APP = "sparkload thrift server"
 
 
-def _land_two_loads(line, replace, names, lakehouse_env, cwd):
+def _land_two_loads(line, replace, names, lakehouse_env, cwd, watchdog):
     argv, env = command_line(line, {**replace, "pipeline.py": f"{PIPELINE} {names.staging}"})
     env = {**without_aws_env(os.environ), **lakehouse_env, **env, "PYTHONPATH": str(REPO), "SPARK_LOCAL_IP": "127.0.0.1"}
-    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    found = re.search(r"master (\S+) app id (\S+)", done.stdout)
+    with subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as process:
+        watchdog.guard_group(process.pid)  # with its JVM, gone even if this pytest is killed
+        try:
+            stdout, stderr = process.communicate(timeout=600)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            raise
+    assert process.returncode == 0, f"{stdout[-3000:]}\n{stderr[-3000:]}"
+    found = re.search(r"master (\S+) app id (\S+)", stdout)
     return found.group(1), found.group(2)
 
 
@@ -55,16 +66,19 @@ def _query(port, sql):
         return cursor.fetchall()
 
 
-def _catalog_tables(pg):
+def _catalog_tables(pg, delta):
+    """(schema, table) of every table the catalog database holds: the Hive metastore's or Iceberg's."""
     import psycopg2
 
     with psycopg2.connect(host="127.0.0.1", port=pg.port, user="postgres", dbname="postgres") as db:
         with db.cursor() as cursor:
-            cursor.execute("select table_namespace, table_name from iceberg_tables")
+            cursor.execute('select d."NAME", t."TBL_NAME" from "TBLS" t join "DBS" d on d."DB_ID" = t."DB_ID"' if delta
+                           else "select table_namespace, table_name from iceberg_tables")
             return set(cursor.fetchall())
 
 
-def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(names, dbt_deps, tmp_path, monkeypatch, request):
+def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(names, dbt_deps, tmp_path, monkeypatch, request,
+                                                                                watchdog):
     master_port, webui_port, thrift_port, app_ui_port = (free_port() for _ in range(4))
     replace = {"7077": str(master_port), "8080": str(webui_port), "10000": str(thrift_port)}
     start_line, pipeline_line, serve_line = readme_blocks("Cluster")[0].strip().splitlines()
@@ -72,17 +86,19 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(
     prefix = f"cluster-{names.staging}"
     lakehouse_env = {"SPARKLOAD_HOME": str(tmp_path / "lake"), **s3.lakehouse_env("sparkload-lake", prefix, credentials="aws")}
     pg = PostgresServer().start()
+    watchdog.guard_pidfile(pg.data / "postmaster.pid")  # every process here ends even if this pytest is killed
     lakehouse_env["SPARKLOAD_CATALOG_URI"] = pg.jdbc_url
     cluster = server = None
     try:
         argv, env = command_line(start_line, replace)
         # a finished app's work directory (its copies of the jars) goes 5 s after the app ended
         cluster = Foreground([*argv, "--app-data-ttl", "5"], {**env, **lakehouse_env}, cwd=tmp_path)
+        watchdog.guard_group(cluster.popen.pid)
         ready = cluster.wait_for_line(r"spark master (spark://\S+) ready .* UI (http://\S+); logs (\S+);", timeout=300)
         master_url, master_ui, run_dir = ready.group(1), ready.group(2), Path(ready.group(3))
 
         # loads 1 and 2 land through a session on the cluster (a separate process, as in docs/deployments.md)
-        app_master, extract_app = _land_two_loads(pipeline_line, replace, names, lakehouse_env, tmp_path)
+        app_master, extract_app = _land_two_loads(pipeline_line, replace, names, lakehouse_env, tmp_path, watchdog)
         assert app_master == master_url
 
         argv, env = command_line(serve_line, replace)
@@ -93,6 +109,7 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(
                              "--conf", "spark.sql.adaptive.coalescePartitions.enabled=false",
                              "--conf", "spark.locality.wait=0"],
                             {**env, **lakehouse_env}, cwd=tmp_path)
+        watchdog.guard_group(server.popen.pid)
         server.wait_for_line(rf"thrift server listening on 127\.0\.0\.1:{thrift_port}", timeout=300)
 
         monkeypatch.setenv("SPARKLOAD_THRIFT_PORT", str(thrift_port))
@@ -100,10 +117,13 @@ def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(
         assert _query(thrift_port, f"select id, name, address__city from {names.target}.skeleton_customers order by id") == [
             (1, "Ann", "Oslo"), (2, "Bobby", "Rome"), (3, "Cid", "Lima"),
         ]
-        assert {(names.staging, "customers"), (names.target, "skeleton_customers")} <= _catalog_tables(pg)
+        delta = os.environ["SPARKLOAD_TABLE_FORMAT"] == "delta"
+        assert {(names.staging, "customers"), (names.target, "skeleton_customers")} <= _catalog_tables(pg, delta)
         keys = s3.keys("sparkload-lake", prefix + "/")
-        for table in (f"{names.staging}/customers", f"{names.target}/skeleton_customers"):
-            assert any(k.startswith(f"{prefix}/{table}/data/") and k.endswith(".parquet") for k in keys), (table, keys)
+        for schema, table in ((names.staging, "customers"), (names.target, "skeleton_customers")):
+            # Delta: <schema>.db/<table>/ (Spark's warehouse layout); Iceberg: <schema>/<table>/data/
+            files = f"{prefix}/{schema}.db/{table}/" if delta else f"{prefix}/{schema}/{table}/data/"
+            assert any(k.startswith(files) and k.endswith(".parquet") for k in keys), (files, keys)
         assert not list((tmp_path / "lake").rglob("warehouse/**/*.parquet"))
 
         status = fetch_json(f"{master_ui}/json/", timeout=120)
