@@ -5,6 +5,7 @@ equal to a fault-free `dbt run` of the same loads. The full run (>= 200 kills) i
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from types import SimpleNamespace
 
@@ -21,9 +22,11 @@ def _chaos():
     return module
 
 
-@pytest.mark.skip(reason="fails only inside the whole suite since the lakehouse's jars come from Maven (job 'extract a' "
-                         "ends with a Py4J error after its kill; it passes alone and beside test_sequence_by): under "
-                         "investigation, issue 34; run it with scripts/chaos.py --short")
+@pytest.mark.each_format  # landing, commits and the catalog under kills are each format's own
+@pytest.mark.skipif(os.environ.get("SPARKLOAD_TABLE_FORMAT") == "iceberg",
+                    reason="on Iceberg it fails only inside the whole suite, since the lakehouse's jars come from Maven "
+                           "(job 'extract a' ends with a Py4J error after its kill; it passes alone): cause not found, "
+                           "issue 34; it runs on Delta, the default format, and by hand with scripts/chaos.py --short")
 def test_chaos_short__every_job_killed_once_then_nothing_lost_duplicated_or_different(lakehouse, spark, names, tmp_path):
     chaos = _chaos()
     found = chaos.run(tmp_path, lakehouse.home, names.staging, names.target, rounds=1, seed=11, kill_probability=1.0,
