@@ -19,7 +19,8 @@ $(STAMP): pyproject.toml scripts/setup.sh
 demo: setup
 	.venv/bin/sparkload demo
 
-PYTEST := .venv/bin/pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+# --durations: the slowest tests of each run, in the log, to see where the hour goes (docs/testing.md)
+PYTEST := .venv/bin/pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=25
 
 test: setup
 	$(PYTEST) --table-format delta; delta=$$?; $(PYTEST) --table-format iceberg; iceberg=$$?; \
