@@ -23,7 +23,6 @@ from ..conftest import INTEGRATION, Dbt, Names, dbt_env, rows
 from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
 from .commands import alive, port_held_for, readme_block, started_at
 
-pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
 
 PROFILE = "sparkload_integration_tests"
 # one dbt invocation in a process of its own; its last line says whether pyspark was ever imported there
@@ -139,6 +138,9 @@ def _wait_until_gone(server: dict, ports=("port",), timeout=300.0) -> list:
     return left + [f"port {server[k]}" for k in ports if port_held_for(server[k], home)]
 
 
+# the server's session on each format's catalog beside this run's (docs/testing.md); the other tests
+# here are about processes (start, kill, idle, stop), which the format does not change
+@pytest.mark.each_format
 def test_warm_run__the_first_run_starts_the_server_and_the_second_uses_it_with_no_jvm_in_dbt(
         spark, lakehouse, names, warm, tmp_path):
     files, seen = warm
