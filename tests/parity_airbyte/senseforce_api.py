@@ -10,18 +10,42 @@ request whose window starts at or after that instant (ms): the API failing mid-s
 """
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import parse_qs, urlparse
 
+from pathlib import Path
+
 from ..sources.api_server import ApiServer
 
+PACKAGE, VERSION = "airbyte-source-senseforce", "0.1.15"
+VENVS = Path(os.environ.get("SPARKLOAD_CONNECTORS_CACHE", Path.home() / ".cache" / "sparkload" / "connectors"))
 TOKEN = "sf-t0ken"
 DATASET = "8f418098-ca28-4df5-9498-0df9fe78eda7"
 BOUNDS = re.compile(r'"value":\s*(\d+)')
+JAN = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def ms(days: float) -> int:
+    return int((JAN + dt.timedelta(days=days)).timestamp() * 1000)
+
+
+def row(i: int, days: float, thing: str = "") -> Dict[str, Any]:
+    return {"id": f"r{i}", "thing": thing or f"sensor {i}", "timestamp": ms(days)}
+
+
+# the connector's windows are 100 days from its start date, each reaching one day into the next (its request
+# body adds a day less a millisecond to the end): r6, at day 400.5, is in two windows and read twice
+ROWS = [row(1, 1), row(2, 50), row(3, 99.5), row(4, 120), row(5, 250), row(6, 400.5), row(7, 420)]
+
+
+def config_of(api: "SenseforceApi") -> Dict[str, Any]:
+    return {"access_token": TOKEN, "backend_url": api.base_url, "dataset_id": DATASET, "start_date": "2024-01-01"}
 
 
 @dataclass

@@ -17,9 +17,7 @@ it, and the rows of both runs, deduplicated by key as a merge model does, are on
 """
 from __future__ import annotations
 
-import datetime as dt
 import json
-import os
 import stat
 import subprocess
 import sys
@@ -42,26 +40,11 @@ from python_extract.sources.registry import get_plugin, resolve_config
 from python_extract.state import decode_value, new_state
 
 from .conftest import record
-from .senseforce_api import DATASET, TOKEN, SenseforceApi, SenseforceServer
+from .senseforce_api import PACKAGE, ROWS, VENVS, VERSION, SenseforceApi, SenseforceServer, config_of, ms, row
 
-PACKAGE, VERSION = "airbyte-source-senseforce", "0.1.15"
-VENVS = Path(os.environ.get("SPARKLOAD_CONNECTORS_CACHE", Path.home() / ".cache" / "sparkload" / "connectors"))
 KILLER = Path(__file__).parents[1] / "airbyte" / "killing_connector.py"
 SOURCE, STREAM = "senseforce", "dataset"
 SUITE = "PyPI connector with state (senseforce)"
-JAN = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)
-
-
-def ms(days: float) -> int:
-    return int((JAN + dt.timedelta(days=days)).timestamp() * 1000)
-
-
-def row(i: int, days: float, thing: str = "") -> Dict[str, Any]:
-    return {"id": f"r{i}", "thing": thing or f"sensor {i}", "timestamp": ms(days)}
-
-
-# windows of 100 days from 2024-01-01 (each reaching one day into the next); r6, at day 400.5, is in two
-ROWS = [row(1, 1), row(2, 50), row(3, 99.5), row(4, 120), row(5, 250), row(6, 400.5), row(7, 420)]
 
 
 @pytest.fixture(scope="module")
@@ -164,10 +147,6 @@ def clean(connector) -> Dict[str, Any]:
     """The connector's own uninterrupted first sync of ROWS."""
     with SenseforceServer(SenseforceApi(rows=[dict(r) for r in ROWS])) as served:
         return direct([str(connector)], config_of(served), None)
-
-
-def config_of(api: SenseforceApi) -> Dict[str, Any]:
-    return {"access_token": TOKEN, "backend_url": api.base_url, "dataset_id": DATASET, "start_date": "2024-01-01"}
 
 
 def test_senseforce__two_syncs_land_what_the_connector_emits_and_keep_its_last_state(connector, api, home, clean):
