@@ -66,6 +66,9 @@ def dixa_sync2(routes: Dict[str, Route]) -> None:
 
 def dixa_fail(routes: Dict[str, Route]) -> None:
     routes["/v1/conversation_export"].fail = str(ms(20))  # the third window
+    # the second window answers late, so the third fails while the second is still being read: the CDK
+    # reports the error first and the second window's STATE after it (the cause of a flake, seen twice)
+    routes["/v1/conversation_export"].slow = str(ms(10))
 
 
 # delighted: four streams, week windows in epoch seconds, paged by a Link header (people) and by page numbers

@@ -262,21 +262,24 @@ class ManifestSource:
             yield from self._messages(name, engine, catalog, messages)
 
     def _messages(self, name: str, engine: Any, catalog: Any, messages: Any) -> Iterator[Any]:
-        m = self.models
+        """The sync's records and states; after an error the read goes on to its end, because the CDK's other
+        workers still finish the windows they hold and emit their STATEs after the error (stopping at the
+        error kept an earlier state than the CDK's, a flake of dixa_fails_in_window_3); then the first error
+        fails the sync."""
+        m, error, cause = self.models, None, None
         try:
             for message in engine.read(logging.getLogger(CDK_LOGGER), self.config, catalog, messages):
                 if message.type == m.Type.RECORD:
                     yield "record", message.record.data
                 elif message.type == m.Type.STATE:
                     yield "state", _json(message.state.stream.stream_state)
-                elif message.type == m.Type.TRACE and message.trace.error is not None:
-                    error = message.trace.error
-                    raise ConnectorError(f"stream {name}: {error.message or error.internal_message}")
-        except ConnectorError:
-            raise
+                elif message.type == m.Type.TRACE and message.trace.error is not None and error is None:
+                    error = message.trace.error.message or message.trace.error.internal_message
         except Exception as e:  # the CDK's stream failures (AirbyteTracedException, HTTP errors)
-            text = getattr(e, "message", None) or getattr(e, "internal_message", None) or _first_line(e)
-            raise ConnectorError(f"stream {name}: {text}") from e
+            cause = e
+            error = error or getattr(e, "message", None) or getattr(e, "internal_message", None) or _first_line(e)
+        if error is not None:
+            raise ConnectorError(f"stream {name}: {error}") from cause
 
     def resource(self, name: str) -> Resource:
         spec, stream = self.selected[name], self.catalog[name]
