@@ -56,7 +56,7 @@ def connector() -> Path:
 def killing(tmp_path: Path, executable: Path, after: int) -> List[str]:
     """The connector behind tests/airbyte/killing_connector.py: SIGKILLed after `after` records."""
     wrapper = tmp_path / "senseforce-killed"
-    wrapper.write_text(f"#!/bin/sh\nREAL_CONNECTOR={executable} KILL_AFTER_RECORDS={after} exec {sys.executable} {KILLER} \"$@\"\n")
+    wrapper.write_text(f"#!/bin/sh\nREAL_CONNECTOR={executable} KILL_AFTER_RECORDS={after} FAIL_WITH= exec {sys.executable} {KILLER} \"$@\"\n")
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
     return [str(wrapper)]
 
