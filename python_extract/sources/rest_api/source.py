@@ -4,7 +4,8 @@ Per resource: the endpoint is paged with its paginator (or the client's), record
 `data_selector`, and the `incremental` block becomes a dlt cursor (`cursor_path`, `initial_value`,
 `end_value`, `range_start`/`range_end`, `lookback` seconds as lag, `row_order`,
 `on_cursor_value_missing`) — or, with `step` + `cursor_granularity`, Airbyte date windows whose state
-is checkpointed per window. The start and end of the range are injected into the request where
+is checkpointed per window (`clamping` puts them on whole days, weeks or months; the dlt cursor options
+they do not read are refused by name). The start and end of the range are injected into the request where
 `start_param`/`end_param` say (`in: query|header|json`, `name`: parameter, header or dotted JSON body
 path) in `format` (`iso` default, `epoch`, `date`, or a strftime pattern).
 
