@@ -99,12 +99,13 @@ def test_faker__lands_streams_passes_state_back_and_stores_the_last_state(faker,
     assert stored_state(pipe, "users") == [last_state]
 
 
-def _killing(tmp_path, faker, **env) -> str:
+def _killing(tmp_path, faker, monkeypatch, **env) -> str:
     wrapper = tmp_path / "faker-killed"
     wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} {HERE / 'killing_connector.py'} \"$@\"\n")
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
-    os.environ.update({"REAL_CONNECTOR": str(faker), **env})
-    os.environ["PATH"] = f"{tmp_path}{os.pathsep}{os.environ['PATH']}"
+    # through monkeypatch: a variable set here must not outlive the test (FAIL_WITH made a later test's kill a TRACE error)
+    for key, value in {"REAL_CONNECTOR": str(faker), **env, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}.items():
+        monkeypatch.setenv(key, value)
     return wrapper.name
 
 
@@ -117,7 +118,7 @@ def test_faker__killed_mid_read_keeps_checkpoints_and_the_rerun_converges_in_dbt
     monkeypatch.setenv("PATH", os.environ["PATH"])
     for key in ("REAL_CONNECTOR", "KILL_AFTER_RECORDS", "FAIL_WITH"):
         monkeypatch.delenv(key, raising=False)
-    command = _killing(tmp_path, faker, KILL_AFTER_RECORDS="12")
+    command = _killing(tmp_path, faker, monkeypatch, KILL_AFTER_RECORDS="12")
     updated = {"config": faker_config(always_updated=True), "streams": ["users"]}
     with pytest.raises(PipelineStepFailed, match="exited with code -9"):
         pipe.run(source({**updated, "executable": command, "package": None}))
@@ -151,7 +152,7 @@ def test_faker__a_trace_error_fails_the_run_with_its_message_and_keeps_committed
     monkeypatch.setenv("PATH", os.environ["PATH"])
     pipe.run(source({"streams": ["users"], "config": faker_config(count=5)}))
     before = stored_state(pipe, "users")
-    command = _killing(tmp_path, faker, **env)
+    command = _killing(tmp_path, faker, monkeypatch, **env)
     with pytest.raises(PipelineStepFailed, match=message):
         pipe.run(source({"streams": ["users"], "executable": command, "package": None,
                          "config": faker_config(count=5, always_updated=True)}))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+import zipfile
 
 import pytest
 import yaml
@@ -117,6 +118,21 @@ def test_manifest__a_stream_the_cdk_cannot_build_is_refused_with_the_cdks_reason
     with pytest.raises(ConfigError) as e:
         ManifestSource(manifest, CONFIG)
     assert "is not a valid declarative manifest" in one_line(e) and "requester" in str(e.value)
+
+
+def test_manifest__a_custom_python_component_is_refused_naming_it_before_the_cdk_imports_anything():
+    from ..parity_airbyte.manifests import wheel
+
+    with zipfile.ZipFile(wheel("airbyte-source-prestashop==1.0.4")) as archive:  # a real connector with components.py
+        manifest = yaml.safe_load(archive.read("source_prestashop/manifest.yaml"))
+    with pytest.raises(ConfigError) as e:
+        ManifestSource(manifest, {"access_key": "k", "url": "http://127.0.0.1:9", "start_date": "2024-01-01"})
+    assert one_line(e) == (
+        "the manifest: definitions.base_stream.transformations[0] is a custom Python component (class_name: "
+        "source_prestashop.components.CustomFieldTransformation); a manifest source runs no connector code in sparkload's "
+        "process: run the connector's package instead (source type `airbyte`, package: airbyte-source-<name>), in an "
+        "environment of its own")
+    assert "source_prestashop" not in sys.modules
 
 
 def test_manifest__an_unknown_stream_is_refused_naming_it_and_the_known_ones():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Dict, List, Optional, Tuple
@@ -21,6 +22,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 from ..sources.api_server import ApiServer
 
 UTC = dt.timezone.utc
+SLOW = 0.5
 
 
 def instant(text: str, fmt: str) -> dt.datetime:
@@ -38,6 +40,7 @@ class Route:
     day_until: bool = False
     paging: Optional[str] = None
     fail: Optional[str] = None
+    slow: Optional[str] = None  # the request whose `since` is this value is answered after SLOW seconds
 
 
 @dataclass
@@ -55,6 +58,8 @@ class ConnectorApi:
         route = self.routes.get(path)
         if route is None:
             return 404, {"error": path}, {}
+        if route.slow is not None and query.get(route.since) == route.slow:
+            time.sleep(SLOW)
         if route.fail is not None and query.get(route.since) == route.fail:
             return 400, {"error": "the API is down"}, {}
         rows = sorted(route.records, key=lambda r: (r["_at"], str(r.get("id"))))

@@ -66,6 +66,9 @@ def dixa_sync2(routes: Dict[str, Route]) -> None:
 
 def dixa_fail(routes: Dict[str, Route]) -> None:
     routes["/v1/conversation_export"].fail = str(ms(20))  # the third window
+    # the second window answers late, so the third fails while the second is still being read: the CDK
+    # reports the error first and the second window's STATE after it (the cause of a flake, seen twice)
+    routes["/v1/conversation_export"].slow = str(ms(10))
 
 
 # delighted: four streams, week windows in epoch seconds, paged by a Link header (people) and by page numbers
@@ -200,4 +203,44 @@ CASES += [
          manifest=substream_manifest(incremental_dependency=True)),
     Case("substream_global_substream_cursor", "", {}, substream_routes, [Sync(at(8)), Sync(at(12), substream_sync2)],
          manifest=substream_manifest(global_cursor=True)),
+]
+
+
+# dynamic_streams: one stream per table the API lists (the CDK's HttpComponentsResolver filling a stream
+# template), each incremental on its own cursor; a table listed only from the second sync on is a new stream
+def dynamic_manifest() -> Dict[str, Any]:
+    template = _stream("table", "tables/table/rows", incremental=True)
+    resolver = {"type": "HttpComponentsResolver", "retriever": {
+        "type": "SimpleRetriever",
+        "requester": {"type": "HttpRequester", "url_base": "https://api.example.com/v1/", "path": "tables"},
+        "record_selector": {"type": "RecordSelector", "extractor": {"type": "DpathExtractor", "field_path": []}}},
+        "components_mapping": [
+            {"type": "ComponentMappingDefinition", "field_path": ["name"], "value": "{{ components_values['name'] }}"},
+            {"type": "ComponentMappingDefinition", "field_path": ["retriever", "requester", "path"],
+             "value": "tables/{{ components_values['name'] }}/rows"}]}
+    return {"version": "6.0.0", "type": "DeclarativeSource", "check": {"type": "CheckStream", "stream_names": ["orders"]},
+            "spec": {"type": "Spec", "connection_specification": {"type": "object", "properties": {}}},
+            "streams": [], "dynamic_streams": [{"type": "DynamicDeclarativeStream", "name": "tables",
+                                                "stream_template": template, "components_resolver": resolver}]}
+
+
+def _row(i: int, days: float) -> Dict[str, Any]:
+    return {"id": i, "amount": i * 10, "updated_at": iso(days), "_at": at(days)}
+
+
+def dynamic_routes() -> Dict[str, Route]:
+    window = dict(since="since", fmt=ISO)
+    return {"/v1/tables": Route([{"name": "orders", "_at": JAN}, {"name": "refunds", "_at": JAN}]),
+            "/v1/tables/orders/rows": Route([_row(1, 1), _row(2, 3)], **window),
+            "/v1/tables/refunds/rows": Route([_row(7, 2)], **window)}
+
+
+def dynamic_sync2(routes: Dict[str, Route]) -> None:
+    routes["/v1/tables"].records.append({"name": "invoices", "_at": JAN})
+    routes["/v1/tables/invoices/rows"] = Route([_row(20, 1), _row(21, 9)], since="since", fmt=ISO)
+    routes["/v1/tables/orders/rows"].records.append(_row(3, 10))
+
+
+CASES += [
+    Case("dynamic_streams", "", {}, dynamic_routes, [Sync(at(8)), Sync(at(12), dynamic_sync2)], manifest=dynamic_manifest()),
 ]

@@ -5,6 +5,7 @@ into a cache (`pip download --no-deps`, as tests/airbyte installs airbyte-source
 from __future__ import annotations
 
 import copy
+import fcntl
 import os
 import subprocess
 import sys
@@ -28,8 +29,13 @@ def wheel(requirement: str) -> Path:
     """The wheel of `requirement` (`name==version`), fetched once into the cache."""
     name, version = requirement.split("==")
     found = CACHE / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
-    if not found.exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
+    if found.exists():
+        return found
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f".{name}.lock", "w") as lock:  # two test workers at once: one download
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if found.exists():
+            return found
         done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--disable-pip-version-check",
                                "--only-binary", ":all:", "-d", str(CACHE), requirement], capture_output=True, text=True)
         assert done.returncode == 0 and found.exists(), f"pip download {requirement}: {done.stderr.strip()[-500:]}"

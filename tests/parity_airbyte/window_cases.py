@@ -72,9 +72,11 @@ def _text(value: Any) -> Any:
 
 def to_incremental(cursor: Dict[str, Any]) -> Dict[str, Any]:
     """The CDK cursor as sparkload's REST `incremental` block."""
+    # partition_field_start/_end name the window's bounds for a manifest's own templates (`stream_slice.<name>`);
+    # sparkload places the bounds by start_param/end_param and has no templates, so they need no key
     known = {"type", "cursor_field", "datetime_format", "start_datetime", "end_datetime", "step", "cursor_granularity",
              "start_time_option", "end_time_option", "lookback_window", "cursor_datetime_formats",
-             "is_client_side_incremental", "is_data_feed"}
+             "is_client_side_incremental", "is_data_feed", "clamping", "partition_field_start", "partition_field_end"}
     extra = set(cursor) - known
     if extra:
         raise Unsupported(f"no key for {sorted(extra)}")
@@ -91,10 +93,11 @@ def to_incremental(cursor: Dict[str, Any]) -> Dict[str, Any]:
         inc["lookback_window"] = cursor["lookback_window"]
     if "cursor_datetime_formats" in cursor:
         inc["cursor_formats"] = cursor["cursor_datetime_formats"]
+    if "clamping" in cursor:
+        clamping = cursor["clamping"]
+        inc["clamping"] = {"target": clamping["target"], **(clamping.get("target_details") or {})}
     if cursor.get("is_data_feed"):
-        if "step" in cursor:
-            raise Unsupported("a data feed read in date windows")
-        inc["row_order"] = "desc"  # dlt's: reading stops at the first record before the saved value
+        inc["row_order"] = "desc"  # dlt's: reading stops at the first record before the saved value (refused with step)
     for option, param in (("start_time_option", "start_param"), ("end_time_option", "end_param")):
         if option in cursor:
             inc[param] = {"in": "query", "name": cursor[option]["field_name"]}
@@ -143,6 +146,28 @@ CASES: List[Case] = [
          events=[event(i, 3 + i * 5) for i in range(1, 10)], api={"per_page": 2, "order": "desc"},
          syncs=[Sync(), Sync(add=[event(10, 60), event(11, 61)])], purpose="boundary_dedup"),
     Case("paginated_windows", events=[event(i, 3 + i * 5) for i in range(1, 16)], api={"per_page": 2}),
+    # clamping: whole days, the range ending before today; the second sync starts at the day after the saved cursor
+    Case("clamping_day", {"clamping": {"type": "Clamping", "target": "DAY"}, "start_datetime": bound("2024-01-02T00:00:00Z"),
+                          "end_datetime": None},
+         events=FOUR_DAYS + [event(6, 84)], syncs=[Sync(now=dt.datetime(2024, 1, 4, 9, tzinfo=UTC)),
+                                                   Sync(now=dt.datetime(2024, 1, 5, 10, tzinfo=UTC), add=[event(5, 81)])],
+         purpose="clamping_state_gap"),
+    Case("clamping_week", {"clamping": {"type": "Clamping", "target": "WEEK", "target_details": {"weekday": "MONDAY"}},
+                           "step": "P7D", "cursor_granularity": "P1D", "datetime_format": "%Y-%m-%d",
+                           "start_datetime": bound("2024-01-08", "%Y-%m-%d"), "end_datetime": bound("2024-02-15", "%Y-%m-%d")},
+         events=[event(i, 24 * d, "%Y-%m-%d") for i, d in enumerate([3, 10, 20, 40, 44], start=1)],
+         api={"bound_format": "%Y-%m-%d"}, syncs=[Sync(), Sync(add=[event(6, 24 * 41, "%Y-%m-%d")])]),
+    Case("clamping_month", {"clamping": {"type": "Clamping", "target": "MONTH"}, "step": "P1M", "cursor_granularity": "P1D",
+                            "datetime_format": "%Y-%m-%d", "start_datetime": bound("2024-01-15", "%Y-%m-%d"),
+                            "end_datetime": bound("2024-05-20", "%Y-%m-%d")},
+         events=[event(i, 24 * d, "%Y-%m-%d") for i, d in enumerate([5, 40, 70, 100, 130], start=1)],
+         api={"bound_format": "%Y-%m-%d"}, syncs=[Sync(), Sync(add=[event(6, 24 * 101, "%Y-%m-%d")])],
+         purpose="clamping_state_gap"),  # a start inside a month: rounded up to February
+    Case("partition_fields_renamed", {"partition_field_start": "from", "partition_field_end": "to"}),
+    # refused by name (PURPOSES): a data feed read in windows, client-side filtering of windows
+    Case("data_feed_with_windows", {"is_data_feed": True}, events=[event(i, 3 + i * 5) for i in range(1, 10)],
+         api={"per_page": 2, "order": "desc"}, purpose="refused"),
+    Case("client_side_incremental_with_windows", {"is_client_side_incremental": True}, purpose="refused"),
 ]
 
 
@@ -157,4 +182,12 @@ PURPOSES = {
     # sparkload's cursor without windows is dlt's: a record whose cursor equals the saved value and that was
     # read before (same primary key) is not emitted again; the CDK emits it again (at-least-once)
     "boundary_dedup": "the record at the saved cursor value is not re-emitted",
+    # with clamping, the CDK's state stays at the last cursor before a gap the rounding opens (a start or a saved
+    # cursor inside a period), so each later sync reads every window since again (and so also a record written late
+    # into one of them); sparkload's state is the highest cursor read, so a later run starts at the period after it,
+    # as the CDK's does where no gap opens (clamping_week): the same windows and records the first time, then a
+    # suffix of the CDK's windows, the rest being windows sparkload read before, and no record the CDK does not emit
+    "clamping_state_gap": "the state advances past a clamped gap",
+    # options sparkload refuses by name with the reason (a ConfigError, or no key for it): docs/parity.md
+    "refused": "refused by name",
 }

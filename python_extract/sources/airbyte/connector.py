@@ -9,6 +9,7 @@ memory); LOG and TRACE messages go to logging; a TRACE error, a non-zero exit or
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -34,12 +35,22 @@ class ConnectorCheckFailed(ConfigError, ConnectorError):
 
 
 def install(package: str, venvs_dir: Path, version: Optional[str] = None) -> Path:
-    """The connector's executable, installing `package` into `venvs_dir/<package>` when missing."""
+    """The connector's executable, installing `package` into `venvs_dir/<package>` when missing; two processes
+    asking at once install it once (the second waits on the kernel's lock, then finds it)."""
     name = package.split("[")[0]
     home = Path(venvs_dir) / name
     executable = home / "bin" / name.replace("airbyte-", "")
     if executable.exists():
         return executable
+    Path(venvs_dir).mkdir(parents=True, exist_ok=True)
+    with open(Path(venvs_dir) / f".{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this process dies
+        if executable.exists():
+            return executable
+        return _install(package, home, executable, version)
+
+
+def _install(package: str, home: Path, executable: Path, version: Optional[str]) -> Path:
     log.info("installing %s into %s", package, home)
     venv.EnvBuilder(with_pip=True, clear=True).create(home)
     spec = f"{package}=={version}" if version else package

@@ -20,9 +20,13 @@ the CDK's):
   reads them again; merge deduplicates by key). A stream that fails fails the run with the CDK's
   message; the checkpoints it reached stay.
 
+`dynamic_streams` (streams a components resolver makes from an API's answer or the config) are the CDK's
+too: they are in the catalog, each a resource, judged in tests/parity_airbyte.
+
 Errors (all `ConfigError`, one line, before any request): airbyte-cdk missing, a manifest that is not
-a file, not YAML or not a valid declarative manifest, a stream the manifest lacks, a connector config
-key its spec does not declare or a config the spec refuses; the manifest's `check` failing
+a file, not YAML or not a valid declarative manifest, a custom Python component (`class_name:`: the
+connector's own code, which runs from its package through the `airbyte` source instead), a stream the
+manifest lacks, a connector config key its spec does not declare or a config the spec refuses; the manifest's `check` failing
 (`ConnectorCheckFailed`, a `ConfigError` too; skipped with `check=False`). While reading: `ConnectorError`.
 """
 from __future__ import annotations
@@ -138,6 +142,31 @@ def _json(value: Any) -> Any:
     return value
 
 
+def _custom_component(node: Any, path: str = "") -> Optional[tuple]:
+    """(path, class_name) of the first custom component (`class_name:`) in a manifest, or None."""
+    if isinstance(node, Mapping):
+        if isinstance(node.get("class_name"), str):
+            return path or "manifest", node["class_name"]
+        found = (_custom_component(v, f"{path}.{k}".lstrip(".")) for k, v in node.items())
+    elif isinstance(node, list):
+        found = (_custom_component(v, f"{path}[{i}]") for i, v in enumerate(node))
+    else:
+        return None
+    return next((f for f in found if f is not None), None)
+
+
+def _refuse_custom_components(manifest: Mapping[str, Any], where: str) -> None:
+    """A custom component is Python code of the connector's package (its components.py, imported by the CDK):
+    refused here, so no connector code runs in sparkload's own process; the connector's package runs it in an
+    environment of its own (the `airbyte` source)."""
+    found = _custom_component(manifest)
+    if found is not None:
+        path, class_name = found
+        raise ConfigError(f"{where}: {path} is a custom Python component (class_name: {class_name}); a manifest source "
+                          "runs no connector code in sparkload's process: run the connector's package instead "
+                          "(source type `airbyte`, package: airbyte-source-<name>), in an environment of its own")
+
+
 class ManifestSource:
     """A declarative manifest with its connector config; `source()` is the sparkload Source."""
 
@@ -148,6 +177,7 @@ class ManifestSource:
         self.manifest, self.config, self.name = load_manifest(manifest), dict(config or {}), name
         self.where = f"manifest {str(manifest)!r}" if not isinstance(manifest, Mapping) else "the manifest"
         self.checkpoint_records = checkpoint_records
+        _refuse_custom_components(self.manifest, self.where)
         self._check_config()  # first: building the streams evaluates the config (a missing start date fails there)
         with _one_sync():
             engine = self._build(None, None)
@@ -232,21 +262,24 @@ class ManifestSource:
             yield from self._messages(name, engine, catalog, messages)
 
     def _messages(self, name: str, engine: Any, catalog: Any, messages: Any) -> Iterator[Any]:
-        m = self.models
+        """The sync's records and states; after an error the read goes on to its end, because the CDK's other
+        workers still finish the windows they hold and emit their STATEs after the error (stopping at the
+        error kept an earlier state than the CDK's, a flake of dixa_fails_in_window_3); then the first error
+        fails the sync."""
+        m, error, cause = self.models, None, None
         try:
             for message in engine.read(logging.getLogger(CDK_LOGGER), self.config, catalog, messages):
                 if message.type == m.Type.RECORD:
                     yield "record", message.record.data
                 elif message.type == m.Type.STATE:
                     yield "state", _json(message.state.stream.stream_state)
-                elif message.type == m.Type.TRACE and message.trace.error is not None:
-                    error = message.trace.error
-                    raise ConnectorError(f"stream {name}: {error.message or error.internal_message}")
-        except ConnectorError:
-            raise
+                elif message.type == m.Type.TRACE and message.trace.error is not None and error is None:
+                    error = message.trace.error.message or message.trace.error.internal_message
         except Exception as e:  # the CDK's stream failures (AirbyteTracedException, HTTP errors)
-            text = getattr(e, "message", None) or getattr(e, "internal_message", None) or _first_line(e)
-            raise ConnectorError(f"stream {name}: {text}") from e
+            cause = e
+            error = error or getattr(e, "message", None) or getattr(e, "internal_message", None) or _first_line(e)
+        if error is not None:
+            raise ConnectorError(f"stream {name}: {error}") from cause
 
     def resource(self, name: str) -> Resource:
         spec, stream = self.selected[name], self.catalog[name]

@@ -33,6 +33,13 @@ class PerParent(ConfigModel):
     """past this many parents, one global cursor (default 1000)"""
 
 
+class Clamping(ConfigModel):
+    """Date windows on whole periods (the CDK's `clamping`; `weekday` is its `target_details.weekday`)."""
+    target: Literal["DAY", "WEEK", "MONTH"]
+    weekday: Literal["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"] = None
+    """with WEEK: the day a week starts on"""
+
+
 class Incremental(ConfigModel):
     """A dlt cursor, or with `step` + `cursor_granularity` Airbyte date windows."""
     cursor_path: str
@@ -49,6 +56,8 @@ class Incremental(ConfigModel):
     cursor_granularity: str = None
     lookback_window: str = None
     """with step: an ISO 8601 duration (Airbyte's), instead of `lookback` seconds"""
+    clamping: Clamping = None
+    """with step: windows start and end on whole days, weeks or months (the CDK's)"""
     cursor_formats: List[str] = None
     """with step: strftime patterns of the records' cursor values, tried in order (Airbyte's
     cursor_datetime_formats; default `format`)"""

@@ -4,7 +4,8 @@ Per resource: the endpoint is paged with its paginator (or the client's), record
 `data_selector`, and the `incremental` block becomes a dlt cursor (`cursor_path`, `initial_value`,
 `end_value`, `range_start`/`range_end`, `lookback` seconds as lag, `row_order`,
 `on_cursor_value_missing`) — or, with `step` + `cursor_granularity`, Airbyte date windows whose state
-is checkpointed per window. The start and end of the range are injected into the request where
+is checkpointed per window (`clamping` puts them on whole days, weeks or months; the dlt cursor options
+they do not read are refused by name). The start and end of the range are injected into the request where
 `start_param`/`end_param` say (`in: query|header|json`, `name`: parameter, header or dotted JSON body
 path) in `format` (`iso` default, `epoch`, `date`, or a strftime pattern).
 
@@ -151,10 +152,12 @@ class RestApiSource:
                                   ("incremental.global_substream_cursor", (inc or {}).get("global_substream_cursor"))) if on]
         if parent is None and orphan:
             raise ConfigError(f"resource {name}: {orphan[0]} needs endpoint.parent (it is about a parent's records)")
+        if inc and inc.get("clamping") and not inc.get("step"):
+            raise ConfigError(f"resource {name}: incremental.clamping needs step and cursor_granularity (it rounds date windows)")
         if parent is not None:
             fn = self._child_fn(name, parent, endpoint, inc)
         elif inc and inc.get("step"):
-            windows = _windows(inc)
+            windows = _windows(name, inc)
 
             def fn(window=windows):
                 for page in self.pages(endpoint, bounds=(window.start, window.end)):
@@ -288,16 +291,31 @@ class RestApiSource:
 _BOUND_PATTERNS = {"iso": None, "epoch": "%s", "date": "%Y-%m-%d"}
 
 
-def _windows(inc: Dict[str, Any]):
+# dlt cursor options that date windows do not read, each with the reason it is refused there
+_NOT_WITH_STEP = {
+    "row_order": "a data feed read in date windows (the CDK's is_data_feed with step): the windows already bound "
+                 "what a newest-first read would stop at, and an API that ignores them is read without step",
+    "range_start": "a window's bounds are both inclusive, as the CDK's",
+    "range_end": "a window's bounds are both inclusive, as the CDK's",
+    "on_cursor_value_missing": "a record without a cursor value is landed, as the CDK does",
+    "type": "date windows are datetimes",
+}
+
+
+def _windows(name: str, inc: Dict[str, Any]):
     """Airbyte date windows from an `incremental` block: bounds and state in `format`, state the highest
     `cursor_path` value read (the CDK's DatetimeBasedCursor)."""
+    for key, reason in _NOT_WITH_STEP.items():
+        if inc.get(key) is not None:
+            raise ConfigError(f"resource {name}: incremental.{key} is not supported with step (date windows): {reason}")
     pattern = _BOUND_PATTERNS.get(inc.get("format") or "iso", inc.get("format"))
     lookback = inc.get("lookback_window") or (f"PT{int(inc['lookback'])}S" if inc.get("lookback") else None)
     end = inc.get("end_value")
     return date_windows(start=timeutil.parse_instant(inc["initial_value"], pattern),
                         end=None if end is None else timeutil.parse_instant(end, pattern), step=inc["step"],
                         cursor_granularity=inc.get("cursor_granularity"), lookback_window=lookback,
-                        datetime_format=pattern, cursor_field=inc["cursor_path"])
+                        datetime_format=pattern, cursor_field=inc["cursor_path"],
+                        clamping={k: v for k, v in inc["clamping"].items() if v is not None} if inc.get("clamping") else None)
 
 
 def _cursor_instant(row: Any, inc: Dict[str, Any]) -> Any:
