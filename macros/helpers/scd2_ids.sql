@@ -151,9 +151,13 @@
   {%- set rel = sl.sparkload_relation -%}
   {%- set q = sl.sparkload_literal -%}
   {%- set log = sl.sparkload_scd2_ids_relation(target) -%}
-  {#- a statement, not run_query: PyHive cannot fetch the empty result of DDL from a Spark 3.5 thrift server -#}
+  {#- a statement, not run_query: PyHive cannot fetch the empty result of DDL from a Spark 3.5 thrift server.
+      Partitioned by target, as the tombstones are: a model's MERGE (whose condition names its target) reads and
+      commits files of its own partition only, so the scd2 roots of one schema, run at once by dbt's threads, do
+      not conflict over this shared table (on Delta they failed with ConcurrentAppendException) -#}
   {%- call statement('sparkload_create_scd2_ids') -%}
     create table if not exists {{ rel(log) }} {{ sl.get_sparkload_system_table_columns_sql(log.identifier) }} {{ sl.get_sparkload_shared_table_options_sql(cfg.file_format) }}
+      partitioned by (`target`)
   {%- endcall -%}
   {%- call statement('sparkload_record_scd2_ids') -%}
     merge into {{ rel(log) }} as t
