@@ -238,6 +238,16 @@ class ExpiredLoadsRow(typing.TypedDict):
     expired_at: dt.datetime
 
 
+class RefreshedTablesRow(typing.TypedDict):
+    """`_sparkload_refreshed_tables` (in a dataset, made by the first `refresh=` that drops or truncates): a staging
+    table that load `load_id` dropped or emptied (`refresh`: drop_sources, drop_resources or drop_data), so a
+    model that applied older loads of it refuses until it is rebuilt (macros/helpers/refreshed.sql)."""
+    load_id: str
+    table_name: str
+    refresh: str
+    refreshed_at: dt.datetime
+
+
 LOADS_TABLE = "_dlt_loads"
 VERSION_TABLE = "_dlt_version"
 STATE_TABLE = "_dlt_pipeline_state"
@@ -247,13 +257,15 @@ REMOVED_ROOTS_TABLE = "_sparkload_removed_roots"
 SCD2_IDS_TABLE = "_sparkload_scd2_ids"
 TOMBSTONES_TABLE = "_sparkload_tombstones"
 EXPIRED_LOADS_TABLE = "_sparkload_expired_loads"
+REFRESHED_TABLES_TABLE = "_sparkload_refreshed_tables"
 # the extractor's tables in a dataset, in the order the load step creates them
 DATASET_TABLES: Dict[str, type] = {LOADS_TABLE: LoadsRow, VERSION_TABLE: VersionRow, STATE_TABLE: PipelineStateRow,
                                    LOAD_TABLES_TABLE: LoadTablesRow}
 # the materialization's tables in a target schema
 TARGET_TABLES: Dict[str, type] = {APPLIED_LOADS_TABLE: AppliedLoadsRow, REMOVED_ROOTS_TABLE: RemovedRootsRow,
                                   SCD2_IDS_TABLE: Scd2IdsRow, TOMBSTONES_TABLE: TombstonesRow}
-SYSTEM_TABLES: Dict[str, type] = {**DATASET_TABLES, **TARGET_TABLES, EXPIRED_LOADS_TABLE: ExpiredLoadsRow}
+SYSTEM_TABLES: Dict[str, type] = {**DATASET_TABLES, **TARGET_TABLES, EXPIRED_LOADS_TABLE: ExpiredLoadsRow,
+                                   REFRESHED_TABLES_TABLE: RefreshedTablesRow}
 _SPARK_TYPES = {str: "string", int: "bigint", dt.datetime: "timestamp"}
 
 
@@ -295,7 +307,8 @@ def vocabulary() -> Dict[str, Any]:
         "variant_separator": VARIANT_SEPARATOR,
         "tables": {"loads": LOADS_TABLE, "version": VERSION_TABLE, "state": STATE_TABLE, "load_tables": LOAD_TABLES_TABLE,
                    "applied_loads": APPLIED_LOADS_TABLE, "removed_roots": REMOVED_ROOTS_TABLE, "scd2_ids": SCD2_IDS_TABLE,
-                   "tombstones": TOMBSTONES_TABLE, "expired_loads": EXPIRED_LOADS_TABLE},
+                   "tombstones": TOMBSTONES_TABLE, "expired_loads": EXPIRED_LOADS_TABLE,
+                   "refreshed_tables": REFRESHED_TABLES_TABLE},
         "layouts": {table: layout(table) for table in SYSTEM_TABLES},
         "load_status": {"completed": LOAD_STATUS_COMPLETED, "aborted": LOAD_STATUS_ABORTED},
     }
