@@ -77,6 +77,9 @@ class ColumnHints(typing.TypedDict, total=False):
     data_type: DataType
     precision: int  # bigint: its bits (8, 16, 32, 64); decimal: its digits (<= 38); other types keep none
     scale: int  # decimal: digits after the point (default 9, as DECIMAL_DEFAULT)
+    partition: bool  # the staging table is partitioned by it; the scaffold's model gets partition_by
+    unique: bool  # kept in the schema; no constraint (as dlt's Databricks destination)
+    timezone: bool  # kept in the schema; a timestamp is always UTC (docs/parity.md says why)
 
 
 class TableHints(typing.TypedDict, total=False):
@@ -404,7 +407,10 @@ def check_columns(columns: Any, owner: str) -> Dict[str, Dict[str, Any]]:
         data_type = hints.get("data_type")
         if data_type is not None and data_type not in DATA_TYPES:
             raise HintError(f"{where}: data_type={data_type!r}{did_you_mean(data_type, DATA_TYPES)}; expected one of {', '.join(DATA_TYPES)}")
-        for key in ("primary_key", "merge_key", "hard_delete", "nullable"):
+        if "cluster" in hints:  # dlt's Databricks CLUSTER BY; sparkload has no model config for clustering yet
+            raise HintError(f"{where}: cluster is dlt's hint that sparkload does not build (no Delta liquid clustering "
+                            "or Iceberg sort order yet); use partition, or set the final table's properties in dbt")
+        for key in ("primary_key", "merge_key", "hard_delete", "nullable", "partition", "unique", "timezone"):
             if key in hints and not isinstance(hints[key], bool):
                 raise HintError(f"{where}: {key}={hints[key]!r}; expected True or False")
         if "dedup_sort" in hints and hints["dedup_sort"] not in (*DEDUP_SORT_ORDERS, True, False):

@@ -36,6 +36,6 @@
     {%- set first = found.rows[0] -%}
     {{ sl._sparkload_fail(target, 'staging table ' ~ cfg.loads.schema ~ '.' ~ cfg.staging_table ~ ' was reset by the extractor\'s refresh='
         ~ first[1] ~ ' (load ' ~ first[0] ~ ') after loads this table applied; their rows would stay beside the new ones.'
-        ~ ' Rebuild it from staging with `dbt run --full-refresh --select ' ~ model.name ~ '`.') }}
+        ~ ' Rebuild it from staging: dbt run --full-refresh --select ' ~ model.name ~ '.') }}
   {%- endif -%}
 {%- endmacro %}

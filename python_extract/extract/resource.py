@@ -369,6 +369,7 @@ def resource(
     """
     def wrap(fn: Any) -> Resource:
         res_name = name or getattr(fn, "__name__", None) or (table_name if isinstance(table_name, str) else None) or "data"
+        _file_format(unknown.pop("file_format", None), f"resource {res_name}")
         unknown_hints(unknown, f"resource {res_name}")
         res = Resource(fn, res_name, table_name, write_disposition, primary_key, merge_key, columns,
                        max_table_nesting, incremental, schema_contract=schema_contract)
@@ -407,6 +408,17 @@ def transformer(f: Optional[Callable[..., Any]] = None, *, data_from: Optional[R
         return res
 
     return wrap if f is None else wrap(f)
+
+
+FILE_FORMATS = (None, "preferred", "parquet")  # dlt's `file_format` values that sparkload's packages already are
+
+
+def _file_format(value: Any, owner: str) -> None:
+    """dlt's `file_format` hint: its load package files' format. sparkload's are always Parquet, so "parquet" (and
+    dlt's "preferred") are taken as they are; another is a HintError naming it."""
+    if value not in FILE_FORMATS:
+        raise HintError(f"{owner}: file_format={value!r}: sparkload's load packages are always Parquet; "
+                        "remove file_format or set it to 'parquet'")
 
 
 def unknown_hints(hints: Dict[str, Any], owner: str) -> None:

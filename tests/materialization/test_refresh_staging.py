@@ -40,7 +40,7 @@ def test_a_model_over_a_refreshed_staging_table__refuses_until_rebuilt(spark, la
     message = " ".join("\n".join(dbt.logs).split())
     assert (f"sparkload model up_pk (table {names.target}.up_pk): staging table {names.staging}.items was reset by the "
             f"extractor's refresh=drop_data (load {l2}) after loads this table applied; their rows would stay beside the "
-            "new ones. Rebuild it from staging with `dbt run --full-refresh --select up_pk`. The table is unchanged.") in message
+            "new ones. Rebuild it from staging: dbt run --full-refresh --select up_pk. The table is unchanged.") in message
     assert _final(spark, names, "up_pk") == [(1, "a"), (2, "b")]
 
     # a model that applied nothing before the refresh runs as usual
