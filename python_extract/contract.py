@@ -400,6 +400,9 @@ def check_columns(columns: Any, owner: str) -> Dict[str, Dict[str, Any]]:
         if hints.get("name", column) != column:
             raise HintError(f"{where}: name={hints['name']!r} is not the column's name")
         hints = {k: v for k, v in hints.items() if k != "name"}  # dlt's column schema repeats it
+        if "cluster" in hints:  # dlt's Databricks CLUSTER BY; sparkload has no model config for clustering yet
+            raise HintError(f"{where}: cluster is dlt's hint that sparkload does not build (no Delta liquid clustering "
+                            "or Iceberg sort order yet); use partition, or set the final table's properties in dbt")
         unknown = sorted(set(hints) - set(COLUMN_HINTS))
         if unknown:
             named = ", ".join(f"{u}{did_you_mean(u, COLUMN_HINTS)}" for u in unknown)
@@ -407,9 +410,6 @@ def check_columns(columns: Any, owner: str) -> Dict[str, Dict[str, Any]]:
         data_type = hints.get("data_type")
         if data_type is not None and data_type not in DATA_TYPES:
             raise HintError(f"{where}: data_type={data_type!r}{did_you_mean(data_type, DATA_TYPES)}; expected one of {', '.join(DATA_TYPES)}")
-        if "cluster" in hints:  # dlt's Databricks CLUSTER BY; sparkload has no model config for clustering yet
-            raise HintError(f"{where}: cluster is dlt's hint that sparkload does not build (no Delta liquid clustering "
-                            "or Iceberg sort order yet); use partition, or set the final table's properties in dbt")
         for key in ("primary_key", "merge_key", "hard_delete", "nullable", "partition", "unique", "timezone"):
             if key in hints and not isinstance(hints[key], bool):
                 raise HintError(f"{where}: {key}={hints[key]!r}; expected True or False")
