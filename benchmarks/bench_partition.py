@@ -42,7 +42,7 @@ VARIANTS = {  # name -> (partitioned, merge condition)
 
 
 def _table(name: str) -> str:
-    return f"`{SCHEMA}`.`{name.replace(', ', '_').replace('+', '_')}`"
+    return f"`{SCHEMA}`.`{''.join(c if c.isalnum() else '_' for c in name)}`"
 
 
 def _build(spark, fmt: str, rows: int) -> None:
