@@ -13,7 +13,8 @@ the dataset's `_sparkload_refreshed_tables`, so a dbt model that applied older l
 it is rebuilt (macros/helpers/refreshed.sql). sparkload keeps one schema per pipeline where dlt keeps one per
 source: `drop_sources` drops the tables of every resource not known as another source's.
 
-Errors: `ConfigError` for a refresh value that is none of REFRESH_MODES.
+Errors: `ConfigError` for a refresh value that is none of REFRESH_MODES; `PipelineStepFailed` (step load, naming the
+table) when a table cannot be dropped or emptied.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable, List, Literal, Optional, Tuple, get_args
 
 from .contract import LOAD_ID, REFRESHED_TABLES_TABLE, layout
-from .errors import ConfigError, did_you_mean
+from .errors import ConfigError, PipelineStepFailed, did_you_mean
 
 RefreshMode = Literal["drop_sources", "drop_resources", "drop_data"]
 REFRESH_MODES: Tuple[str, ...] = get_args(RefreshMode)
@@ -101,9 +102,13 @@ def apply(spark: Any, package: Any) -> List[str]:
                   f"`refresh`) where not exists (select 1 from {note} n where n.`load_id` = v.`load_id` "
                   "and n.`table_name` = v.`table_name`)")
     for table in existing:
-        if table in refresh.dropped:
-            spark.sql(f"drop table if exists {qualified(dataset, table)}")
-        else:  # nothing of this load landed yet (the mark is written after): every row is an older load's
-            spark.sql(f"delete from {qualified(dataset, table)} where {ident(LOAD_ID)} <> {literal(package.load_id)}")
+        try:
+            if table in refresh.dropped:
+                spark.sql(f"drop table if exists {qualified(dataset, table)}")
+            else:  # nothing of this load landed yet (the mark is written after): every row is an older load's
+                spark.sql(f"delete from {qualified(dataset, table)} where {ident(LOAD_ID)} <> {literal(package.load_id)}")
+        except Exception as e:  # noqa: BLE001 - rewrapped naming the load and table; a rerun applies the refresh again
+            raise PipelineStepFailed("load", f"refresh={refresh.mode}: {type(e).__name__}: {str(e)[:2000]}",
+                                     load_id=package.load_id, table=table) from e
     (root / REFRESHED_MARK).touch()
     return existing
