@@ -66,13 +66,29 @@ def test_a_hint__lands_what_dlt_lands_or_differs_as_documented(sides, case):
     record("table hints", verdict)
 
 
+def _partitioning(spark, dataset: str, table: str):
+    """The partition columns DESCRIBE lists (Delta: `# Partition Information`; Iceberg: `# Partitioning`, `Part 0`)."""
+    rows = [(r[0] or "", r[1] or "") for r in spark.sql(f"describe table `{dataset}`.`{table}`").collect()]
+    heads = [n for n, (name, _) in enumerate(rows) if name.startswith("# Partition")]
+    if not heads:
+        return []
+    found = []
+    for name, kind in rows[heads[0] + 1:]:
+        if name.startswith("Part "):
+            found.append(kind)
+        elif name and not name.startswith("#"):
+            found.append(name)
+        elif name.startswith("#") and name != "# col_name":
+            break
+    return found
+
+
+@pytest.mark.each_format  # Delta and Iceberg create a new staging table on different paths (spark_loader.land_table)
 def test_partition__partitions_the_staging_table_and_the_scaffolds_model(sides):
     _, _, ours = sides
     spark, dataset = ours.pipe.spark, ours.pipe.dataset_name
-    created = spark.sql(f"show create table `{dataset}`.`partition`").collect()[0][0].lower()
-    assert "partitioned by (day)" in created
-    plain = spark.sql(f"show create table `{dataset}`.`unique`").collect()[0][0].lower()
-    assert "partitioned by" not in plain  # the judge can fail: a table without the hint is not partitioned
+    assert _partitioning(spark, dataset, "partition") == ["day"]
+    assert _partitioning(spark, dataset, "unique") == []  # the judge can fail: a table without the hint is not partitioned
     table = ours.pipe.default_schema.tables["partition"]
     assert _sparkload_config(table, None)["partition_by"] == "day"
     assert "partition_by" not in _sparkload_config(SchemaTable("plain"), None)
