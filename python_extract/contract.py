@@ -77,6 +77,9 @@ class ColumnHints(typing.TypedDict, total=False):
     data_type: DataType
     precision: int  # bigint: its bits (8, 16, 32, 64); decimal: its digits (<= 38); other types keep none
     scale: int  # decimal: digits after the point (default 9, as DECIMAL_DEFAULT)
+    partition: bool  # the staging table is partitioned by it; the scaffold's model gets partition_by
+    unique: bool  # kept in the schema; no constraint (as dlt's Databricks destination)
+    timezone: bool  # kept in the schema; a timestamp is always UTC (docs/parity.md says why)
 
 
 class TableHints(typing.TypedDict, total=False):
@@ -238,6 +241,16 @@ class ExpiredLoadsRow(typing.TypedDict):
     expired_at: dt.datetime
 
 
+class RefreshedTablesRow(typing.TypedDict):
+    """`_sparkload_refreshed_tables` (in a dataset, made by the first `refresh=` that drops or truncates): a staging
+    table that load `load_id` dropped or emptied (`refresh`: drop_sources, drop_resources or drop_data), so a
+    model that applied older loads of it refuses until it is rebuilt (macros/helpers/refreshed.sql)."""
+    load_id: str
+    table_name: str
+    refresh: str
+    refreshed_at: dt.datetime
+
+
 LOADS_TABLE = "_dlt_loads"
 VERSION_TABLE = "_dlt_version"
 STATE_TABLE = "_dlt_pipeline_state"
@@ -247,13 +260,15 @@ REMOVED_ROOTS_TABLE = "_sparkload_removed_roots"
 SCD2_IDS_TABLE = "_sparkload_scd2_ids"
 TOMBSTONES_TABLE = "_sparkload_tombstones"
 EXPIRED_LOADS_TABLE = "_sparkload_expired_loads"
+REFRESHED_TABLES_TABLE = "_sparkload_refreshed_tables"
 # the extractor's tables in a dataset, in the order the load step creates them
 DATASET_TABLES: Dict[str, type] = {LOADS_TABLE: LoadsRow, VERSION_TABLE: VersionRow, STATE_TABLE: PipelineStateRow,
                                    LOAD_TABLES_TABLE: LoadTablesRow}
 # the materialization's tables in a target schema
 TARGET_TABLES: Dict[str, type] = {APPLIED_LOADS_TABLE: AppliedLoadsRow, REMOVED_ROOTS_TABLE: RemovedRootsRow,
                                   SCD2_IDS_TABLE: Scd2IdsRow, TOMBSTONES_TABLE: TombstonesRow}
-SYSTEM_TABLES: Dict[str, type] = {**DATASET_TABLES, **TARGET_TABLES, EXPIRED_LOADS_TABLE: ExpiredLoadsRow}
+SYSTEM_TABLES: Dict[str, type] = {**DATASET_TABLES, **TARGET_TABLES, EXPIRED_LOADS_TABLE: ExpiredLoadsRow,
+                                   REFRESHED_TABLES_TABLE: RefreshedTablesRow}
 _SPARK_TYPES = {str: "string", int: "bigint", dt.datetime: "timestamp"}
 
 
@@ -295,7 +310,8 @@ def vocabulary() -> Dict[str, Any]:
         "variant_separator": VARIANT_SEPARATOR,
         "tables": {"loads": LOADS_TABLE, "version": VERSION_TABLE, "state": STATE_TABLE, "load_tables": LOAD_TABLES_TABLE,
                    "applied_loads": APPLIED_LOADS_TABLE, "removed_roots": REMOVED_ROOTS_TABLE, "scd2_ids": SCD2_IDS_TABLE,
-                   "tombstones": TOMBSTONES_TABLE, "expired_loads": EXPIRED_LOADS_TABLE},
+                   "tombstones": TOMBSTONES_TABLE, "expired_loads": EXPIRED_LOADS_TABLE,
+                   "refreshed_tables": REFRESHED_TABLES_TABLE},
         "layouts": {table: layout(table) for table in SYSTEM_TABLES},
         "load_status": {"completed": LOAD_STATUS_COMPLETED, "aborted": LOAD_STATUS_ABORTED},
     }
@@ -384,6 +400,9 @@ def check_columns(columns: Any, owner: str) -> Dict[str, Dict[str, Any]]:
         if hints.get("name", column) != column:
             raise HintError(f"{where}: name={hints['name']!r} is not the column's name")
         hints = {k: v for k, v in hints.items() if k != "name"}  # dlt's column schema repeats it
+        if "cluster" in hints:  # dlt's Databricks CLUSTER BY; sparkload has no model config for clustering yet
+            raise HintError(f"{where}: cluster is dlt's hint that sparkload does not build (no Delta liquid clustering "
+                            "or Iceberg sort order yet); use partition, or set the final table's properties in dbt")
         unknown = sorted(set(hints) - set(COLUMN_HINTS))
         if unknown:
             named = ", ".join(f"{u}{did_you_mean(u, COLUMN_HINTS)}" for u in unknown)
@@ -391,7 +410,7 @@ def check_columns(columns: Any, owner: str) -> Dict[str, Dict[str, Any]]:
         data_type = hints.get("data_type")
         if data_type is not None and data_type not in DATA_TYPES:
             raise HintError(f"{where}: data_type={data_type!r}{did_you_mean(data_type, DATA_TYPES)}; expected one of {', '.join(DATA_TYPES)}")
-        for key in ("primary_key", "merge_key", "hard_delete", "nullable"):
+        for key in ("primary_key", "merge_key", "hard_delete", "nullable", "partition", "unique", "timezone"):
             if key in hints and not isinstance(hints[key], bool):
                 raise HintError(f"{where}: {key}={hints[key]!r}; expected True or False")
         if "dedup_sort" in hints and hints["dedup_sort"] not in (*DEDUP_SORT_ORDERS, True, False):

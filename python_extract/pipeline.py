@@ -44,6 +44,7 @@ from .normalize import Schema
 from .normalize.naming import normalize_identifier
 from .normalize.schema_contract import check_contract
 from .packages import KEEP_LOADED, LoadPackage, PackageStorage
+from . import refresh as refreshing
 from .state import State, decode_value, new_state
 from .timeutil import dev_mode_suffix
 from .trace import LoadInfo, PipelineTrace, Tracer
@@ -91,8 +92,9 @@ def _read_only_mount(path: Path) -> bool:
 
 class Pipeline:
     def __init__(self, pipeline_name: str, dataset_name: str, lakehouse: LakehouseConfig, pipelines_dir: Path,
-                 lock_wait: float = 0.0, keep_loaded_packages: int = KEEP_LOADED):
+                 lock_wait: float = 0.0, keep_loaded_packages: int = KEEP_LOADED, refresh: Optional[str] = None):
         self.pipeline_name = pipeline_name
+        self.refresh = refreshing.check_refresh(refresh, f"pipeline {pipeline_name}")  # dlt's: applied on every run
         self.dataset_name = normalize_identifier(dataset_name)
         if len(self.dataset_name) > MAX_DATASET_NAME:
             raise ConfigError(f"dataset_name {shown_name(self.dataset_name)}: longer than {MAX_DATASET_NAME} characters, "
@@ -131,12 +133,15 @@ class Pipeline:
         finally:
             self.lock.release()
 
-    def run(self, data: Any, schema_contract: Any = None, **hints: Unpack[TableHints]) -> LoadInfo:
+    def run(self, data: Any, schema_contract: Any = None, refresh: Optional[str] = None,
+            **hints: Unpack[TableHints]) -> LoadInfo:
         """Land what earlier runs left pending, restore state, then extract, normalize and load `data`;
         `hints` (the contract's TableHints: table_name, write_disposition, primary_key, merge_key, columns,
-        max_table_nesting) and dlt's `schema_contract` apply to every resource of it, as dlt's. The steps are
-        traced into `last_trace` (trace.py), kept on disk however the run ends."""
+        max_table_nesting) and dlt's `schema_contract` apply to every resource of it, as dlt's; dlt's `refresh`
+        (refresh.py) resets the run's sources or resources first. The steps are traced into `last_trace`
+        (trace.py), kept on disk however the run ends."""
         current.activate(self)
+        refresh = refreshing.check_refresh(refresh, "run") or self.refresh
         resources = as_resources(data, hints, schema_contract)
         info = LoadInfo(self.pipeline_name, self.dataset_name, started_at=_utc_now(), first_run=not self.known())
         tracer = Tracer(self.pipeline_name, self.dataset_name, self.working_dir)
@@ -149,7 +154,7 @@ class Pipeline:
                     self._traced_load(tracer, info)
                 try:
                     with tracer.step("extract") as step:
-                        packages = self._extract(resources)
+                        packages = self._extract(resources, refresh)
                         step.step_info = tracer.info([p.load_id for p in packages], _row_counts(packages))
                     with tracer.step("normalize") as step:  # done while extracting: the same packages, as dlt reports them
                         step.step_info = tracer.info([p.load_id for p in packages], _row_counts(packages))
@@ -212,14 +217,16 @@ class Pipeline:
         self.state.pop("_load_id", None)
         self.default_schema = schema or Schema(self.pipeline_name)
 
-    def extract(self, data: Any, schema_contract: Any = None, **hints: Unpack[TableHints]) -> List[LoadPackage]:
+    def extract(self, data: Any, schema_contract: Any = None, refresh: Optional[str] = None,
+                **hints: Unpack[TableHints]) -> List[LoadPackage]:
         """Extract and normalise `data` (what `run` takes: a resource, a source, a list of them, or items with
         `table_name`; the same hints) into sealed load packages; nothing lands until `load`. dlt's extract ->
         normalize -> load sequence works unchanged: `normalize` has nothing left to do. Traced as dlt's: a
-        trace of one `extract` step."""
+        trace of one `extract` step. `refresh`: as `run`'s; the tables are dropped or emptied when `load` lands."""
         current.activate(self)
+        refresh = refreshing.check_refresh(refresh, "extract") or self.refresh
         resources = as_resources(data, hints, schema_contract)
-        return self._traced_alone("extract", lambda: self._extract(resources),
+        return self._traced_alone("extract", lambda: self._extract(resources, refresh),
                                   lambda tracer, packages: tracer.info([p.load_id for p in packages], _row_counts(packages)))
 
     def _traced_alone(self, name: str, call: Callable[[], Any], describe: Callable[[Tracer, Any], Any]) -> Any:
@@ -236,18 +243,21 @@ class Pipeline:
         finally:
             self._save_trace(tracer, failed, previous)
 
-    def _extract(self, resources: List[Resource]) -> List[LoadPackage]:
+    def _extract(self, resources: List[Resource], refresh: Optional[str] = None) -> List[LoadPackage]:
         with self.writing():
             self.packages.discard_unsealed()
             self.sync_destination()
             self._continue_from_pending()
+            planned = refreshing.prepare(refresh, self.default_schema, self.state, resources, self.pipeline_name) if refresh else None
             extractor = Extractor(self.packages, self.dataset_name, self.default_schema, self.state, self.hooks,
                                   default_source=self.pipeline_name, batch_rows=self.batch_rows)
             with _fewer_gc_passes(), _local_state("--pipelines-dir"):
                 packages = extractor.extract(resources)
-                if not packages and any(res.write_disposition == "replace" for res in resources):
+                if not packages and (planned and planned.tables or any(res.write_disposition == "replace" for res in resources)):
                     extractor.seal_state()  # dlt: a replace that extracts nothing still loads, and empties its tables
                     packages = extractor.sealed
+            if packages and planned is not None:
+                refreshing.record(packages[0].root, planned)
             if packages:
                 names = {r.name for r in resources}
                 destination.record_coverage(packages[-1].root, [t for t, meta in self.default_schema.tables.items() if meta.resource in names])
@@ -317,6 +327,7 @@ class Pipeline:
                 problem = package.check()
                 if problem is None:
                     try:
+                        refreshing.apply(self.spark, package)
                         package = load_package(self.spark, self.packages, package, self.hooks)
                     except PipelineStepFailed:
                         problem = package.check(deep=True)
@@ -479,6 +490,7 @@ def pipeline(
     keep_loaded_packages: int = KEEP_LOADED,
     destination: Any = None,  # dlt's argument; see DESTINATIONS
     dev_mode: bool = False,
+    refresh: Optional[str] = None,
     **lakehouse_settings: Any,
 ) -> Pipeline:
     """A pipeline writing into `dataset_name` (default `<pipeline_name>_dataset`, as dlt).
@@ -493,6 +505,8 @@ def pipeline(
     `dev_mode`: dlt's: each pipeline object starts from scratch (the pipeline's local folder, its state and
     pending packages, is wiped) and writes into a new dataset, `dataset_name` suffixed with the local time
     (`_YYYYMMDDhhmmss`, a 12-hour clock as dlt's).
+    `refresh`: dlt's, applied on every `run` and `extract` of this pipeline object (their own `refresh=` wins):
+    `drop_sources`, `drop_resources` or `drop_data` (refresh.py).
     """
     if destination not in DESTINATIONS:
         raise ConfigError(f"pipeline {pipeline_name}: destination={destination!r} is not one sparkload loads into: "
@@ -516,6 +530,6 @@ def pipeline(
     if dataset_name is None and remembered.exists():
         dataset_name = json.loads(remembered.read_text())["dataset_name"]
     created = Pipeline(pipeline_name, dataset_name or f"{pipeline_name}_dataset", config, base,
-                       lock_wait=lock_wait, keep_loaded_packages=keep_loaded_packages)
+                       lock_wait=lock_wait, keep_loaded_packages=keep_loaded_packages, refresh=refresh)
     current.activate(created)
     return created

@@ -3,7 +3,8 @@
 - `pipeline_yaml(plugin)`: a commented pipeline YAML for a source plugin (`sparkload init`);
 - `plan_dbt_scaffold(...)` / `write_files(...)` (`sparkload dbt scaffold`): a dbt `sources.yml` and one
   `sparkload` model per staging table, configured from the resource hints recorded in `_dlt_version`
-  (write disposition, merge strategy, primary key, merge key, hard_delete, dedup_sort: the contract's
+  (write disposition, merge strategy, primary key, merge key, hard_delete, dedup_sort, partition as
+  partition_by: the contract's
   `ModelConfig` keys, python_extract/contract.py); child tables
   become child models following their root (`root_model`). Into a folder without `dbt_project.yml` it
   also writes a runnable project: `dbt_project.yml` and a `profiles.yml` (type sparkload, embedded, on
@@ -68,6 +69,9 @@ def _sparkload_config(table: Table, root_model: Optional[str]) -> ModelConfig:
             for c, meta in table.columns.items() if meta.get("dedup_sort")}
     if sort:
         config["dedup_sort"] = sort
+    partition = table.column_hint("partition")
+    if partition:
+        config["partition_by"] = partition if len(partition) > 1 else partition[0]
     return config
 
 

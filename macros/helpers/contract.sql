@@ -13,7 +13,8 @@
       'table_formats': ['delta', 'iceberg'],
       'data_types': ['text', 'bigint', 'double', 'bool', 'decimal', 'timestamp', 'date', 'json', 'binary'],
       'key_hints': ['primary_key', 'merge_key'],
-      'column_hints': ['primary_key', 'merge_key', 'hard_delete', 'dedup_sort', 'nullable', 'data_type', 'precision', 'scale'],
+      'column_hints': ['primary_key', 'merge_key', 'hard_delete', 'dedup_sort', 'nullable', 'data_type', 'precision', 'scale',
+                       'partition', 'unique', 'timezone'],
       'table_hints': ['table_name', 'write_disposition', 'primary_key', 'merge_key', 'columns', 'max_table_nesting'],
       'resource_hints': ['table_name', 'write_disposition', 'primary_key', 'merge_key', 'columns', 'max_table_nesting',
                          'incremental'],
@@ -35,7 +36,8 @@
       'tables': {'loads': '_dlt_loads', 'version': '_dlt_version', 'state': '_dlt_pipeline_state',
                  'load_tables': '_sparkload_load_tables', 'applied_loads': '_sparkload_applied_loads',
                  'removed_roots': '_sparkload_removed_roots', 'scd2_ids': '_sparkload_scd2_ids',
-                 'tombstones': '_sparkload_tombstones', 'expired_loads': '_sparkload_expired_loads'},
+                 'tombstones': '_sparkload_tombstones', 'expired_loads': '_sparkload_expired_loads',
+                 'refreshed_tables': '_sparkload_refreshed_tables'},
       'layouts': {
           '_dlt_loads': {'load_id': 'string', 'schema_name': 'string', 'status': 'bigint', 'inserted_at': 'timestamp',
                          'schema_version_hash': 'string'},
@@ -51,6 +53,8 @@
           '_sparkload_tombstones': {'target': 'string', 'key': 'string', 'sequence': 'string', 'load_id': 'string',
                                     'loaded_at': 'timestamp'},
           '_sparkload_expired_loads': {'load_id': 'string', 'expired_at': 'timestamp'},
+          '_sparkload_refreshed_tables': {'load_id': 'string', 'table_name': 'string', 'refresh': 'string',
+                                          'refreshed_at': 'timestamp'},
       },
       'load_status': {'completed': 0, 'aborted': -1},
   }) }}

@@ -27,6 +27,7 @@ from ..normalize.schema_contract import check_contract
 from .config import with_config
 from .incremental import Incremental
 from .mark import HintsMarked, TableNamed
+from .pydantic_columns import ModelValidator, columns_of, contract_of, is_model
 from .windows import DateWindows
 
 TableName = Union[str, Callable[[Any], str]]
@@ -113,16 +114,30 @@ class Resource:
         self.table_name: TableName = _table_name(table_name, f"resource {name}") or name
         self.primary_key = _key_list(primary_key, "primary_key", f"resource {name}")
         self.merge_key = _key_list(merge_key, "merge_key", f"resource {name}")
-        self.columns = check_columns(columns or {}, f"resource {name}")
+        self.schema_contract = check_contract(schema_contract, f"resource {name}")  # normalize/schema_contract.py
+        self.validator: Optional[ModelValidator] = None  # a Pydantic model's, when `columns` is one
+        self.columns = check_columns(self._take_columns(columns, schema_contract) or {}, f"resource {name}")
         self.max_table_nesting = _nesting(max_table_nesting, f"resource {name}")
         self.incremental = incremental
-        self.schema_contract = check_contract(schema_contract, f"resource {name}")  # normalize/schema_contract.py
         self.source_schema_contract: Any = None  # its source's, which its own overrides
         self.source_name: Optional[str] = None
         self._steps: List[Tuple[str, Callable[[Any], Any]]] = []  # add_map / add_filter / add_yield_map, in order
         self.limit: Optional[Limit] = None  # add_limit: applied by the extractor, after the cursors (as in dlt)
         self.is_transformer = False  # dlt's transformer: its function takes each yield of `parent` first
         self.parent: Optional["Resource"] = None  # a transformer's data: `data_from=`, or `parent | transformer`
+
+    def _take_columns(self, columns: Any, schema_contract: Any) -> Any:
+        """`columns` as check_columns takes them. A Pydantic model gives its fields' hints, validates each item and,
+        unless `schema_contract` is given, sets the contract dlt derives from it (extract/pydantic_columns.py)."""
+        if not is_model(columns):
+            self.validator = None
+            return columns
+        owner = f"resource {self.name}"
+        contract = schema_contract if schema_contract is not None else contract_of(columns)
+        self.schema_contract = check_contract(contract, owner)
+        table = self.table_name if isinstance(self.table_name, str) else self.name
+        self.validator = ModelValidator(columns, contract, owner, table)
+        return columns_of(columns)
 
     def __call__(self, *args: Any, **kwargs: Any) -> "Resource":
         if not callable(self._data):
@@ -227,7 +242,7 @@ class Resource:
             if hints.get(key) is not None:
                 hints[key] = _key_list(hints[key], key, f"resource {self.name}")
         if hints.get("columns") is not None:
-            hints["columns"] = check_columns(hints["columns"], f"resource {self.name}")
+            hints["columns"] = check_columns(self._take_columns(hints["columns"], schema_contract), f"resource {self.name}")
         _table_name(hints.get("table_name"), f"resource {self.name}")
         _nesting(hints.get("max_table_nesting"), f"resource {self.name}")
         if hints.get("write_disposition") is not None:
@@ -268,7 +283,8 @@ class Resource:
         parent's cursors too)."""
         if self.is_transformer:
             pages = self._transformer_pages(self._parent_pages() if parent_pages is None else parent_pages, bound)
-            return self._transformed(pages) if self._steps else pages
+            pages = self._transformed(pages) if self._steps else pages
+            return self.validator.pages(pages) if self.validator is not None else pages
         if not callable(self._data):
             pages = iter(self._data)
         elif not bound:
@@ -277,7 +293,8 @@ class Resource:
             arguments = inspect.signature(self._data).bind_partial(*self._args, **self._kwargs).arguments
             arguments.update(bound)
             pages = iter(self._data(**arguments))
-        return self._transformed(pages) if self._steps else pages
+        pages = self._transformed(pages) if self._steps else pages
+        return self.validator.pages(pages) if self.validator is not None else pages
 
     def _parent_pages(self) -> Iterator[Any]:
         if self.parent is None:
@@ -352,6 +369,7 @@ def resource(
     """
     def wrap(fn: Any) -> Resource:
         res_name = name or getattr(fn, "__name__", None) or (table_name if isinstance(table_name, str) else None) or "data"
+        _file_format(unknown.pop("file_format", None), f"resource {res_name}")
         unknown_hints(unknown, f"resource {res_name}")
         res = Resource(fn, res_name, table_name, write_disposition, primary_key, merge_key, columns,
                        max_table_nesting, incremental, schema_contract=schema_contract)
@@ -390,6 +408,17 @@ def transformer(f: Optional[Callable[..., Any]] = None, *, data_from: Optional[R
         return res
 
     return wrap if f is None else wrap(f)
+
+
+FILE_FORMATS = (None, "preferred", "parquet")  # dlt's `file_format` values that sparkload's packages already are
+
+
+def _file_format(value: Any, owner: str) -> None:
+    """dlt's `file_format` hint: its load package files' format. sparkload's are always Parquet, so "parquet" (and
+    dlt's "preferred") are taken as they are; another is a HintError naming it."""
+    if value not in FILE_FORMATS:
+        raise HintError(f"{owner}: file_format={value!r}: sparkload's load packages are always Parquet; "
+                        "remove file_format or set it to 'parquet'")
 
 
 def unknown_hints(hints: Dict[str, Any], owner: str) -> None:

@@ -24,7 +24,7 @@ import shutil
 import time
 from concurrent.futures import as_completed
 from pathlib import Path
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, List, Optional
 from urllib.parse import unquote, urlparse
 
 from ..contract import LOAD_ID
@@ -91,6 +91,10 @@ def land_table(spark, package: LoadPackage, table: str) -> None:
         # a new table is created with the rows in one atomic statement (a retry finds it and goes on below)
         package.mark_landing(table)
         create = _package_rows(spark, package, table).writeTo(name).using(fmt)
+        partition = _partition_columns(package, table)  # the `partition` column hint (issue 35)
+        if partition:
+            from pyspark.sql.functions import col
+            create = create.partitionedBy(*[col(c) for c in partition])
         for key, value in TABLE_PROPERTIES.get(fmt, {}).items():
             create = create.tableProperty(key, value)
         create.create()
@@ -99,7 +103,7 @@ def land_table(spark, package: LoadPackage, table: str) -> None:
     if exists and package.landing_started(table):
         spark.sql(f"delete from {name} where {ident(LOAD_ID)} = {literal(package.load_id)}")
     package.mark_landing(table)
-    data_dir = _local_data_dir(spark, name) if fmt == "iceberg" else None
+    data_dir = _local_data_dir(spark, name) if fmt == "iceberg" and not _partition_columns(package, table) else None
     if data_dir is not None:
         unfit = _unfit_for_registration(spark, package, table, name)
         if unfit is None:
@@ -218,13 +222,21 @@ def _ensure_columns(spark, package: LoadPackage, table: str, name: str, exists: 
     """Create the table (empty) or add the package's new columns to it."""
     if not exists:
         properties = ", ".join(f"{literal(k)} = {literal(v)}" for k, v in TABLE_PROPERTIES.get(fmt, {}).items())
+        partition = ", ".join(ident(c) for c in _partition_columns(package, table))
         spark.sql(f"create table {name} ({_spark_schema(package, table)}) using {fmt}"
+                  + (f" partitioned by ({partition})" if partition else "")
                   + (f" tblproperties ({properties})" if properties else ""))
         return
     existing = {f.name for f in spark.table(name).schema.fields}
     new = [(c, t) for c, t in package.schema.spark_types(table).items() if c not in existing]
     if new:
         spark.sql(f"alter table {name} add columns ({', '.join(f'{ident(c)} {t}' for c, t in new)})")
+
+
+def _partition_columns(package: LoadPackage, table: str) -> List[str]:
+    """The columns of `table` with the `partition` hint: a new staging table is partitioned by them."""
+    meta = package.schema.tables.get(table)
+    return meta.column_hint("partition") if meta is not None else []
 
 
 def _local_warehouse(spark) -> bool:

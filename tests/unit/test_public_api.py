@@ -30,8 +30,8 @@ def test_pipeline__takes_dlts_destination_only_as_the_lakehouse_and_names_an_unk
     assert kept.dataset_name == "raw" and kept.lakehouse.home == tmp_path
     with pytest.raises(ConfigError, match=r"^pipeline ported: destination='duckdb' is not one sparkload loads into"):
         dlt.pipeline(pipeline_name="ported", destination="duckdb", home=str(tmp_path))
-    with pytest.raises(ConfigError, match=r"^pipeline ported: refresh= is neither an argument .* lakehouse setting"):
-        dlt.pipeline(pipeline_name="ported", refresh="drop_sources", home=str(tmp_path))
+    with pytest.raises(ConfigError, match=r"^pipeline ported: refrsh= is neither an argument .* lakehouse setting"):
+        dlt.pipeline(pipeline_name="ported", refrsh="drop_sources", home=str(tmp_path))
 
 
 def test_public_api__dlt_current_outside_an_extraction_is_an_error_saying_where_it_works():

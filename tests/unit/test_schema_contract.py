@@ -3,7 +3,10 @@
 tests/parity_extract/test_schema_contract_parity.py."""
 from __future__ import annotations
 
+from typing import Optional
+
 import pyarrow as pa
+
 import pytest
 
 import python_extract as sl
@@ -65,14 +68,16 @@ def test_a_contract_on_a_source_or_run__is_checked_too(tmp_path):
         pipe.extract(rows("r", [{"id": 1}]), schema_contract="fraeze")
 
 
-def test_a_pydantic_model_as_columns__is_refused_by_name():
+def test_a_pydantic_model_as_columns__gives_its_fields_hints_and_dlts_contract():
     pydantic = pytest.importorskip("pydantic", reason="dlt's Pydantic columns need pydantic installed")
 
     class Order(pydantic.BaseModel):
         id: int
+        note: Optional[str] = None
 
-    with pytest.raises(HintError, match="columns='Order' is a Pydantic model"):
-        rows("orders", [], columns=Order)
+    res = rows("orders", [], columns=Order)  # judged against dlt in tests/parity_extract/test_pydantic_parity.py
+    assert res.columns == {"id": {"data_type": "bigint", "nullable": False}, "note": {"data_type": "text", "nullable": True}}
+    assert res.schema_contract == {"tables": "evolve", "columns": "discard_value", "data_type": "freeze"}
 
 
 def test_discard_value__the_table_keeps_its_columns_and_the_rows_land_without_the_new_value(tmp_path):

@@ -20,6 +20,7 @@
   {%- if adapter.get_relation(database=none, schema=ledger.schema, identifier=ledger.identifier) is none -%}
     {%- do sl.run_sparkload_create_ledger(ledger, cfg.file_format) -%}
   {%- endif -%}
+  {%- do sl.validate_sparkload_refreshed_staging(target, cfg, existing, full_refresh) -%}  {#- helpers/refreshed.sql -#}
   {%- if full_refresh -%}
     {%- do sl.validate_sparkload_full_refresh(target, cfg) -%}  {#- helpers/full_refresh.sql: expired loads refuse -#}
     {%- do sl.run_sparkload_forget_loads(ledger, target) -%}
