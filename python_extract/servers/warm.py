@@ -336,7 +336,10 @@ class WarmSession:
     """
 
     def __init__(self, connection, endpoint: Endpoint):
+        import threading
+
         self._connection, self.endpoint = connection, endpoint
+        self._lock = threading.Lock()  # one thrift connection: callers' threads take turns (sync_destination reads in two)
         self.catalog, self.conf = _WarmCatalog(self), _WarmConf(self)
 
     @classmethod
@@ -353,6 +356,10 @@ class WarmSession:
         return session
 
     def sql(self, query: str) -> "_WarmResult":
+        with self._lock:
+            return self._sql(query)
+
+    def _sql(self, query: str) -> "_WarmResult":
         cursor = self._connection.cursor()
         try:
             cursor.execute(query)
