@@ -21,6 +21,10 @@ is free) and exits. A dead JVM ends the supervisor at once; a supervisor killed 
 which the next `ensure_server` finds stale (pid gone), logs, cleans (ending a JVM left behind) and
 replaces. The server answers `set spark.sparkload.home` with its lakehouse, which the adapter checks.
 
+The small commands (`pipeline info`, `loads`, `expire --dry-run`, `lakehouse maintain --dry-run`) ask a
+running server through `WarmSession` (`running_server` finds it; it never starts one), which answers the
+few SparkSession calls they make over thrift (pyhive and pyspark's `Row` class imported on use, no JVM).
+
 Only the standard library, `errors`, the lakehouse `config` and `processes` are imported here (and `timeutil` when an
 idle timeout is read): the dbt process never loads pyspark.
 

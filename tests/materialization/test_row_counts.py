@@ -67,3 +67,14 @@ def test_row_counts__a_hard_delete_counts_as_deleted(spark, stage, dbt, names):
         "delta": ("APPLIED 1 updated, 1 deleted (1 staged row ignored) from 1 load", 2),
         "iceberg": ("APPLIED 1 inserted or updated, 2 updated or deleted from 1 load", -1),
     }[table_format()]
+
+
+def test_row_counts__a_full_refresh_counts_a_root_and_its_child_by_the_rows_they_hold(spark, stage, dbt, names):
+    # load 1: two customers with three orders; load 2: customer 1 again, with one order
+    stage.load([{"id": 1, "name": "a", "orders": [{"sku": "A"}, {"sku": "B"}]}, {"id": 2, "name": "b", "orders": [{"sku": "C"}]}],
+               table="customers", columns=FLAG)
+    stage.load([{"id": 1, "name": "a2", "orders": [{"sku": "D"}]}], table="customers", columns=FLAG)
+    lines = shown(dbt.invoke("run", "--select", "cust_up cust_up__orders", "--full-refresh"))
+    assert table(spark, f"{names.target}.cust_up__orders", "sku") == rows_of(("C",), ("D",))
+    # each counts the rows its rebuilt table holds (the root counted 3 staged rows, its child 2)
+    assert lines == {"cust_up": ("APPLIED 2 inserted from 2 loads", 2), "cust_up__orders": ("APPLIED 2 inserted from 2 loads", 2)}
