@@ -392,11 +392,16 @@ def _same(value: Any) -> Any:
 
 
 def _timestamp(value: Any) -> Any:
-    return dt.datetime.fromisoformat(value) if isinstance(value, str) else value
+    """Thrift's text of a TIMESTAMP, naive in the session's time zone as pyspark gives it."""
+    from ..timeutil import parse_timestamp
+
+    return parse_timestamp(value).replace(tzinfo=None) if isinstance(value, str) else value
 
 
 def _date(value: Any) -> Any:
-    return dt.date.fromisoformat(value) if isinstance(value, str) else value
+    from ..timeutil import parse_date
+
+    return parse_date(value) if isinstance(value, str) else value
 
 
 _CONVERTERS: Dict[str, Callable[[Any], Any]] = {"TIMESTAMP_TYPE": _timestamp, "DATE_TYPE": _date}
