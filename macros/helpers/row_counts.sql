@@ -43,7 +43,7 @@
     {{ return({'inserted': 0, 'updated': 0, 'deleted': 0, 'exact': false, 'written': none, 'removed': none}) }}
   {%- endif -%}
   {%- set updates, deletes = ' update set ' in statement, ' then delete' in statement -%}
-  {%- if not updates -%}
+  {%- if not updates or removed == 0 or written == 0 -%}  {#- no update, or none possible: an added row is an insert, a delete a delete -#}
     {{ return(sl._sparkload_counts(written, 0, removed)) }}
   {%- elif not deletes -%}
     {{ return(sl._sparkload_counts(written - removed, removed, 0)) }}

@@ -40,7 +40,7 @@ def answers(capsys, caplog, lakehouse, staging):
         assert main([*args, "--home", str(lakehouse.home), "--verbose"]) == 0
         # maintain's dry run names the orphan-file cut-off, a time relative to now
         out[" ".join(command[:2])] = re.sub(r"older than [0-9-]+ [0-9:.]+", "older than <cut-off>", capsys.readouterr().out)
-    said = [r.getMessage() for r in caplog.records if "warm server" in r.getMessage() or "started Spark" in r.getMessage()]
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith(("answered by the warm server", "started Spark"))]
     caplog.clear()
     return out, said
 
