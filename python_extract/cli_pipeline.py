@@ -20,6 +20,7 @@ at once naming the holder, or waits `--wait SECONDS`. Errors print one line; exi
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -32,6 +33,7 @@ from .lakehouse import LakehouseConfig
 from .packages import KEEP_LOADED
 from .sources.registry import SourceConfigError
 
+log = logging.getLogger("sparkload.cli")
 
 
 class Progress:
@@ -184,16 +186,55 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _named_pipeline(args: argparse.Namespace):
+def _named_pipeline(args: argparse.Namespace, read_only: Optional[bool] = None):
+    """The pipeline `args.name` names. For a command that reads the lakehouse, its session now: when it
+    only reads (`read_only`), the lakehouse's warm server if one runs (servers/warm.py: no JVM starts
+    here), else Spark started here, its start-up time logged (shown with --verbose) so that a slow small
+    command says where its time went. None: the session starts when first used, if ever."""
     from .pipeline_file import check_pipeline_name
 
     lakehouse = {k: getattr(args, k, None) for k in LAKEHOUSE_OPTIONS}
-    return _pipeline(check_pipeline_name(args.name, "NAME"), args.dataset_name, lakehouse, args.pipelines_dir,
+    pipe = _pipeline(check_pipeline_name(args.name, "NAME"), args.dataset_name, lakehouse, args.pipelines_dir,
                      lock_wait=getattr(args, "lock_wait", None))
+    if read_only is None:
+        return pipe
+    warm = _warm_session(pipe.lakehouse) if read_only else None
+    if warm is not None:
+        pipe._spark = warm  # the pipeline's lazily started session, answered by the warm server instead
+        return pipe
+    started = time.monotonic()
+    pipe.spark  # noqa: B018 - started here to time it
+    log.info("started Spark in %.1f s (%s)", time.monotonic() - started,
+             "a command that writes runs its own session" if not read_only else
+             f"no warm server runs for lakehouse {pipe.lakehouse.home}; a dbt run with `warm: true` starts one")
+    return pipe
+
+
+def _warm_session(config: LakehouseConfig):
+    """A session on the lakehouse's running warm server, or None (none runs, or it does not answer)."""
+    from .servers.warm import WarmServerError, WarmSession, running_server
+
+    endpoint = running_server(config.home)
+    if endpoint is None:
+        return None
+    started = time.monotonic()
+    try:
+        session = WarmSession.connect(endpoint, config.home)
+    except (WarmServerError, OSError, EOFError, ImportError) as e:
+        log.info("the warm server pid %d on %s:%d did not answer (%s); starting Spark here", endpoint.pid,
+                 endpoint.host, endpoint.port, str(e).splitlines()[0] if str(e) else type(e).__name__)
+        return None
+    except Exception as e:  # noqa: BLE001 - thrift's transport errors have no common base; the cold path still answers
+        log.info("the warm server pid %d on %s:%d did not answer (%s: %s); starting Spark here", endpoint.pid,
+                 endpoint.host, endpoint.port, type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+        return None
+    log.info("answered by the warm server pid %d on %s:%d (connected in %.2f s; no JVM started)", endpoint.pid,
+             endpoint.host, endpoint.port, time.monotonic() - started)
+    return session
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    pipe = _named_pipeline(args)
+    pipe = _named_pipeline(args, read_only=True)
     _known_pipeline(pipe)
     pipe.sync_destination()
     pending, failed = pipe.packages.pending(), pipe.packages.failed()
@@ -229,7 +270,7 @@ def _load_line(load: Dict[str, Any], skipped_by: Optional[List[str]] = None) -> 
 def _cmd_loads(args: argparse.Namespace) -> int:
     from .load import destination
 
-    pipe = _named_pipeline(args)
+    pipe = _named_pipeline(args, read_only=not getattr(args, "abort", None))
     _known_pipeline(pipe)
     for load_id in getattr(args, "abort", None) or []:
         before = destination.abort_load(pipe.spark, pipe.dataset_name, load_id)
@@ -334,7 +375,7 @@ def _cmd_expire(args: argparse.Namespace) -> int:
     from .maintenance import expire_loads, parse_duration
 
     older_than = parse_duration(args.older_than)
-    pipe = _named_pipeline(args)
+    pipe = _named_pipeline(args, read_only=args.dry_run)
     _known_pipeline(pipe)  # before the lock, whose file would create a mistyped pipeline's directory
     with pipe.writing():
         report = expire_loads(pipe.spark, pipe.dataset_name, older_than, dry_run=args.dry_run)

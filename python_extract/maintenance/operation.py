@@ -8,13 +8,18 @@ A dataset is maintained in one dbt invocation; when that fails (say a commit con
 not resolve), its tables are retried one by one, once, and a table that fails again is reported as
 skipped with its error, so one busy table never stops the others.
 
+A dry run changes nothing, so when the lakehouse's warm server runs (servers/warm.py) it lists the tables
+and runs the operation over thrift there (the adapter's `thrift` method), starting no JVM here.
+
 Errors: `MaintenanceError` (the policy is invalid, checked before Spark starts by policy.py, or dbt could
 not start).
 """
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
@@ -23,6 +28,7 @@ from ..lakehouse import LakehouseConfig, get_session, session_format
 from .catalog import lakehouse_tables
 
 REPORT_PREFIX = "sparkload maintenance "
+log = logging.getLogger("sparkload.maintenance")
 PROJECT = "name: sparkload_maintenance\nversion: '1.0.0'\nconfig-version: 2\nprofile: sparkload_maintenance\n"
 
 
@@ -45,11 +51,16 @@ def maintain(
     from .policy import check_policy  # imported here: it imports this module's error
 
     check_policy(policy)  # before the session starts: a bad policy fails in a second, once
-    spark = get_session(config)
+    config = config or LakehouseConfig.from_env()
+    warm = _warm_session(config) if dry_run else None
+    started = time.monotonic()
+    spark = warm if warm is not None else get_session(config)
+    log.info("%s in %.1f s", f"answered by the warm server pid {warm.endpoint.pid} (no JVM started here)" if warm is not None
+             else "started Spark" + (" (no warm server runs)" if dry_run else ""), time.monotonic() - started)
     file_format = session_format(spark)
     found = lakehouse_tables(spark, datasets)
     reports: List[Dict[str, Any]] = []
-    project = _project(config or LakehouseConfig.from_env())
+    project = _project(config, warm.endpoint if warm is not None else None)
     for dataset, tables in found.items():
         names = [f"{dataset}.{t}" for t in tables]
         if not names:
@@ -94,9 +105,25 @@ def describe(report: Dict[str, Any]) -> str:
 _PROJECTS: Dict[Path, tempfile.TemporaryDirectory] = {}
 
 
-def _project(config: LakehouseConfig) -> Path:
-    """A dbt project with no models, whose profile is the embedded adapter on this lakehouse; one per
-    lakehouse and process, so later calls reuse dbt's partial parse."""
+def _warm_session(config: LakehouseConfig):
+    """The lakehouse's running warm server as a session (servers/warm.py), or None: a dry run changes
+    nothing, so it may ask the warm server instead of starting a JVM here."""
+    from ..servers.warm import WarmSession, running_server
+
+    endpoint = running_server(config.home)
+    if endpoint is None:
+        return None
+    try:
+        return WarmSession.connect(endpoint, config.home)
+    except Exception as e:  # noqa: BLE001 - thrift's errors share no base; the session here still answers
+        log.info("the warm server pid %d did not answer (%s); starting Spark here", endpoint.pid, str(e).splitlines()[0] if str(e) else type(e).__name__)
+        return None
+
+
+def _project(config: LakehouseConfig, warm=None) -> Path:
+    """A dbt project with no models, whose profile is the embedded adapter on this lakehouse (or, given
+    the `warm` server's endpoint, the adapter over thrift on it); one per lakehouse and process, so later
+    calls reuse dbt's partial parse."""
     if config.home not in _PROJECTS:
         _PROJECTS[config.home] = tempfile.TemporaryDirectory(prefix="sparkload-maintain-")
     root = Path(_PROJECTS[config.home].name)
@@ -105,7 +132,10 @@ def _project(config: LakehouseConfig) -> Path:
     # holds one lakehouse session) rather than refusing a config that differs from it
     output = {"type": "sparkload", "method": "embedded", "schema": "default", "threads": 1,
               "lakehouse_dir": str(config.home), "master": config.master, "spark_conf": dict(config.spark_conf)}
-    if config.jars_dir:
+    if warm is not None:
+        output = {"type": "sparkload", "method": "thrift", "host": warm.host, "port": warm.port, "user": "sparkload",
+                  "schema": "default", "threads": 1}
+    elif config.jars_dir:
         output["jars_dir"] = str(config.jars_dir)
     profile = {"sparkload_maintenance": {"target": "embedded", "outputs": {"embedded": output}}}
     (root / "profiles.yml").write_text(json.dumps(profile))

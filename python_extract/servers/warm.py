@@ -21,6 +21,10 @@ is free) and exits. A dead JVM ends the supervisor at once; a supervisor killed 
 which the next `ensure_server` finds stale (pid gone), logs, cleans (ending a JVM left behind) and
 replaces. The server answers `set spark.sparkload.home` with its lakehouse, which the adapter checks.
 
+The small commands (`pipeline info`, `loads`, `expire --dry-run`, `lakehouse maintain --dry-run`) ask a
+running server through `WarmSession` (`running_server` finds it; it never starts one), which answers the
+few SparkSession calls they make over thrift (pyhive and pyspark's `Row` class imported on use, no JVM).
+
 Only the standard library, `errors`, the lakehouse `config` and `processes` are imported here (and `timeutil` when an
 idle timeout is read): the dbt process never loads pyspark.
 
@@ -309,6 +313,137 @@ def stop_server(home: Path) -> Optional[Dict[str, Any]]:
             return None
         _stop(files, state)
         return state
+
+
+# ---- a client for the small commands ----------------------------------------------------------
+
+
+def running_server(home: Path) -> Optional[Endpoint]:
+    """This lakehouse's warm server when one runs (whatever its settings); never starts one."""
+    files = WarmFiles(Path(home).expanduser().resolve())
+    state = files.read()
+    if state and _is_supervisor(state.get("pid"), files.home):
+        return Endpoint(state["host"], state["port"], state["pid"], started=False)
+    return None
+
+
+class WarmSession:
+    """What the small commands (`pipeline info`, `loads`, `expire --dry-run`, `lakehouse maintain
+    --dry-run`) ask of a SparkSession, answered by the lakehouse's warm server over thrift, so they start no
+    JVM: `sql(q).collect() / take(n) / first()` with rows as pyspark's `Row`, `catalog.tableExists(name)`
+    and `conf.get(key, default)`. Typed as the session types them: TIMESTAMP and DATE values, which thrift
+    sends as text, become datetime and date.
+
+    >>> spark = WarmSession.connect(running_server(Path(".sparkload")), Path(".sparkload"))   # doctest: +SKIP
+    >>> spark.sql("select 1 as one").collect()                                                # doctest: +SKIP
+    [Row(one=1)]
+    """
+
+    def __init__(self, connection, endpoint: Endpoint):
+        import threading
+
+        self._connection, self.endpoint = connection, endpoint
+        self._lock = threading.Lock()  # one thrift connection: callers' threads take turns (sync_destination reads in two)
+        self.catalog, self.conf = _WarmCatalog(self), _WarmConf(self)
+
+    @classmethod
+    def connect(cls, endpoint: Endpoint, home: Path) -> "WarmSession":
+        """A session on `endpoint`, checked to serve `home` (WarmServerError when it serves another)."""
+        from pyhive import hive
+
+        session = cls(hive.connect(host=endpoint.host, port=endpoint.port, username="sparkload"), endpoint)
+        served = session.conf.get(HOME_CONF, None)
+        if served != str(Path(home).expanduser().resolve()):
+            session.close()
+            raise WarmServerError(f"the warm server pid {endpoint.pid} on {endpoint.host}:{endpoint.port} serves "
+                                  f"lakehouse {served}, not {home}")
+        return session
+
+    def sql(self, query: str) -> "_WarmResult":
+        with self._lock:
+            return self._sql(query)
+
+    def _sql(self, query: str) -> "_WarmResult":
+        cursor = self._connection.cursor()
+        try:
+            cursor.execute(query)
+            if not cursor.description:
+                return _WarmResult([])
+            names = [d[0] for d in cursor.description]
+            convert = [_CONVERTERS.get(d[1], _same) for d in cursor.description]
+            return _WarmResult([_row(names, [c(v) for c, v in zip(convert, values)]) for values in cursor.fetchall()])
+        finally:
+            cursor.close()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._connection.close()
+
+
+def _row(names, values):
+    from pyspark.sql import Row  # the class only: no JVM
+
+    row = Row(*names)
+    return row(*values)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _timestamp(value: Any) -> Any:
+    """Thrift's text of a TIMESTAMP, naive in the session's time zone as pyspark gives it."""
+    from ..timeutil import parse_timestamp
+
+    return parse_timestamp(value).replace(tzinfo=None) if isinstance(value, str) else value
+
+
+def _date(value: Any) -> Any:
+    from ..timeutil import parse_date
+
+    return parse_date(value) if isinstance(value, str) else value
+
+
+_CONVERTERS: Dict[str, Callable[[Any], Any]] = {"TIMESTAMP_TYPE": _timestamp, "DATE_TYPE": _date}
+
+
+class _WarmResult:
+    def __init__(self, rows: list):
+        self._rows = rows
+
+    def collect(self) -> list:
+        return list(self._rows)
+
+    def take(self, n: int) -> list:
+        return self._rows[:n]
+
+    def first(self):
+        return self._rows[0] if self._rows else None
+
+
+class _WarmCatalog:
+    def __init__(self, session: WarmSession):
+        self._session = session
+
+    def tableExists(self, name: str) -> bool:  # noqa: N802 - pyspark's name
+        from ..load.sql import ident
+
+        dataset, _, table = name.rpartition(".")
+        try:
+            rows = self._session.sql(f"show tables in {ident(dataset)}").collect()
+        except Exception:  # noqa: BLE001 - a missing namespace: pyhive raises its OperationalError
+            return False
+        return any(r["tableName"] == table and not r["isTemporary"] for r in rows)
+
+
+class _WarmConf:
+    def __init__(self, session: WarmSession):
+        self._session = session
+
+    def get(self, key: str, default: Any = None) -> Any:
+        rows = self._session.sql(f"set {key}").collect()
+        value = rows[0][1] if rows else None
+        return default if value in (None, "<undefined>") else value
 
 
 # ---- the supervisor process -------------------------------------------------------------------

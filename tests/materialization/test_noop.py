@@ -36,7 +36,7 @@ def first_loads(stage, spark, dbt, names):
     customers = [{"id": 1, "name": "ann", "updated": 1, "orders": [{"sku": "A"}]}]
     stage.pipeline.run([customers_resource(customers), items_resource([{"id": 1, "name": "x"}])])
     result = dbt.run(MODELS)
-    assert messages(result)["stage1_customers"] == "APPLIED 1 rows from 1 load"
+    assert messages(result)["stage1_customers"] == "APPLIED 1 inserted from 1 load"
     return customers
 
 
@@ -52,7 +52,7 @@ def test_noop__an_incremental_resource_with_nothing_new_beside_one_with_rows(spa
     result = dbt.run(MODELS)
     shown = messages(result)
     assert shown["stage1_customers"] == f"NO-OP: loads {info.load_id} bring no rows for this model"
-    assert shown["di_pk"] == "APPLIED 1 rows from 1 load"
+    assert shown["di_pk"] == "APPLIED 1 inserted from 1 load"
     assert_unchanged(spark, names)
     assert table(spark, f"{names.target}.di_pk", "id, name") == rows_of((1, "x"), (2, "y"))
     # recorded and passed on: both loads moved to status 1 (stage 1 = the customers root and child)
@@ -104,13 +104,13 @@ def test_noop__a_replace_model_beside_another_pipeline_of_the_same_dataset(spark
     only_b = other.run([customers_resource([{"id": 2, "name": "bob", "updated": 2, "orders": []}])])
     # a fresh schema (the chaos reference run): both loads pending, the newest one is pipeline b's
     shown = messages(dbt.run("replace_items stage1_customers"))
-    assert shown["replace_items"] == "APPLIED 2 rows from 2 loads"
+    assert shown["replace_items"] == "APPLIED 2 inserted from 2 loads"
     assert table(spark, f"{names.target}.replace_items", "id, name") == rows_of((1, "a"), (2, "b"))
     # only pipeline b's loads pending: nothing to replace, the table stays
     later = other.run([customers_resource([{"id": 3, "name": "cy", "updated": 3, "orders": []}])])
     shown = messages(dbt.run("replace_items stage1_customers"))
     assert shown["replace_items"] == f"NO-OP: loads {later.load_id} bring no rows for this model"
-    assert shown["stage1_customers"] == "APPLIED 1 rows from 1 load"
+    assert shown["stage1_customers"] == "APPLIED 1 inserted from 1 load"
     assert table(spark, f"{names.target}.replace_items", "id, name") == rows_of((1, "a"), (2, "b"))
     ledger = {r["load_id"] for r in spark.sql(f"select load_id from {names.target}._sparkload_applied_loads "
                                                f"where target like '%.replace_items'").collect()}

@@ -62,7 +62,7 @@ def test_run_loads__a_load_completing_during_a_run_is_applied_by_the_next_run(sp
     # run 3: the late load is applied once by the model it brings rows, recorded by the other
     dbt.queries.clear()
     shown = _messages(dbt.run(" ".join(TABLES)))
-    assert shown == {other: "APPLIED 1 rows from 1 load", first: f"NO-OP: loads {late} bring no rows for this model"}
+    assert shown == {other: "APPLIED 1 inserted from 1 load", first: f"NO-OP: loads {late} bring no rows for this model"}
     assert table(spark, f"{names.target}.{other}", "id, name") == sorted(before + rows_of((2, "late")))
     assert (_ledger(spark, names, other, late), _ledger(spark, names, first, late)) == (1, 1)
 
@@ -84,7 +84,7 @@ def test_run_loads__idle_models_record_loads_without_rows_in_one_insert_at_the_e
     load = stage.load([{"id": 2, "name": "b"}], table="items")
     dbt.queries.clear()
     shown = _messages(dbt.invoke("run", "--select", "up_pk", "cust_io"))
-    assert shown == {"up_pk": "APPLIED 1 rows from 1 load", "cust_io": f"NO-OP: loads {load} bring no rows for this model"}
+    assert shown == {"up_pk": "APPLIED 1 inserted from 1 load", "cust_io": f"NO-OP: loads {load} bring no rows for this model"}
     # cust_io sends at most the run's first statements (`show tables`, the run's loads) and, as the run's
     # last model, the one ledger insert of the idle models; no describe, no statistics
     mine = _statements(dbt, "cust_io")

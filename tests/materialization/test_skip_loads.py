@@ -60,7 +60,7 @@ def test_skip_loads__a_refused_load_is_skipped_for_that_model_only_and_recorded_
     skip = skip_vars(message)
     assert skip == {"sparkload_skip_loads": {"up_pk": [refused]}}
     done = dbt.run("up_pk", vars=skip)
-    assert messages(done)["up_pk"] == f"APPLIED 1 rows from 1 load; SKIPPED load {refused} for this model only"
+    assert messages(done)["up_pk"] == f"APPLIED 1 inserted from 1 load; SKIPPED load {refused} for this model only"
     assert table(spark, up, "id, name") == rows_of((1, "a"), (2, "d"))
     assert ledger(spark, names, "up_pk") == [(first, False), (refused, True), (later, False)]
     assert stage.statuses() == [0, 0, 0]  # not aborted: the load stays every other model's
@@ -99,7 +99,7 @@ def test_skip_loads__a_child_model_skips_what_its_root_skipped(spark, stage, dbt
             "skips: name its root model `cust_up` instead.") in messages(child_named)["cust_up__orders"]
 
     done = messages(dbt.run("cust_up cust_up__orders", vars=skip_vars(message)))
-    assert done["cust_up"] == f"APPLIED 1 rows from 1 load; SKIPPED load {refused} for this model only"
+    assert done["cust_up"] == f"APPLIED 1 inserted from 1 load; SKIPPED load {refused} for this model only"
     assert done["cust_up__orders"].endswith(f"; SKIPPED load {refused} for this model only")
     assert table(spark, root, "id, name") == rows_of((1, "a"), (2, "d"))
     assert table(spark, orders, "sku") == rows_of(("A",), ("D",))

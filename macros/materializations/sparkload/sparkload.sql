@@ -62,8 +62,9 @@
   {%- endif -%}
 
   {%- set table = namespace(empty=existing is none) -%}
+  {%- set changed = [] -%}  {#- each statement's rows changed (helpers/row_counts.sql) -#}
   {%- for group in groups -%}
-    {%- do sl.run_sparkload_apply_group(sl.sparkload_strategy_args(target, group, columns, target_columns, cfg, pending, table.empty)) -%}
+    {%- do changed.append(sl.run_sparkload_apply_group(sl.sparkload_strategy_args(target, group, columns, target_columns, cfg, pending, table.empty))) -%}
     {%- set table.empty = table.empty and group.sql is none -%}
   {%- endfor -%}
   {%- if cfg.load_status_out is not none -%}
@@ -72,7 +73,7 @@
   {%- if cfg.maintenance is not none and writes.any -%}  {#- after the commit: helpers/maintenance.sql -#}
     {%- do sl.run_sparkload_maintenance(target, cfg.file_format, cfg.maintenance) -%}
   {%- endif -%}
-  {%- do sl.sparkload_report_result(groups, pending.ids, rebuilt, skipped) -%}
+  {%- do sl.sparkload_report_result(groups, pending.ids, rebuilt, skipped, changed, cfg) -%}
   {%- do sl.run_sparkload_finish_model() -%}  {#- the run's last model records the idle models' loads -#}
 
   {{ run_hooks(post_hooks) }}
@@ -84,7 +85,8 @@
 {#- One group of loads: its strategy statement (when its loads bring rows, or always for a child
     model), then its ledger entry. A root that replaces or deletes rows of a table with child models
     first logs those rows, so the children can follow; a sequenced one with hard_delete first records
-    its deletes' tombstones (helpers/sequence.sql). -#}
+    its deletes' tombstones (helpers/sequence.sql). Returns the rows the statement changed
+    (fetch_sparkload_row_counts), none when no statement ran. -#}
 {% macro run_sparkload_apply_group(args) -%}
   {{ return(adapter.dispatch('run_sparkload_apply_group', 'sparkload')(args)) }}
 {%- endmacro %}
@@ -101,11 +103,14 @@
     {%- if cfg.sequence_by and cfg.hard_delete and cfg.strategy in ['upsert', 'delete-insert'] -%}
       {%- do sl.run_sparkload_record_tombstones(args) -%}
     {%- endif -%}
-    {%- call statement('main') -%}
-      {{ sl.get_sparkload_strategy_sql(args) }}
+    {%- set sql = sl.get_sparkload_strategy_sql(args) -%}
+    {%- call statement('main', fetch_result=sl.sparkload_statement_answers_counts(cfg, sql)) -%}
+      {{ sql }}
     {%- endcall -%}
+    {%- set counts = sl.fetch_sparkload_row_counts(args.target, cfg, sql, load_result('main')) -%}
   {%- endif -%}
   {%- do sl.run_sparkload_record_loads(ledger=sl.sparkload_ledger_relation(args.target), target=args.target, load_ids=args.load_ids) -%}
+  {{ return(counts if args.batch_sql is not none else none) }}
 {%- endmacro %}
 
 {#- The strategy's statement, looked up by the name validate_sparkload_config chose (cfg.strategy_macro:
@@ -116,25 +121,32 @@
   {{ return(sl[args.cfg.strategy_macro](args)) }}
 {%- endmacro %}
 
-{#- What dbt prints in brackets after the model: `APPLIED <rows> rows from <n> loads`, or `NO-OP` with
-    its reason (no pending loads, or loads that bring no rows for this model: an incremental resource
-    with nothing new, another resource's load, a state-only load of `pipeline reset`), also logged as
-    one line; `REBUILT EMPTY` when a full refresh (`rebuilt`) replaced an existing table and found no
-    rows to apply; `SKIPPED loads ...` for the loads this model skipped (helpers/skip.sql), after what
-    else happened, also logged. The loads are recorded and their status advanced either way. -#}
-{% macro sparkload_report_result(groups, load_ids, rebuilt=false, skipped=[]) -%}
-  {{ return(adapter.dispatch('sparkload_report_result', 'sparkload')(groups, load_ids, rebuilt, skipped)) }}
+{#- What dbt prints in brackets after the model: `APPLIED <rows changed> from <n> loads`, the rows the
+    statements inserted, updated (`retired`: scd2 closing a version) and deleted in the table, and in
+    brackets the staged rows that changed nothing, where each staged row changes at most one target row
+    (sparkload_counts_ignored_rows): `APPLIED 1 inserted, 1 updated (2 staged rows ignored) from 2 loads`;
+    `no row changed` when none did. Where the format cannot tell (Iceberg: an upsert with hard_delete, or
+    copy-on-write; helpers/row_counts.sql) it says what it knows and `rows_affected` is -1. Else `NO-OP`
+    with its reason (no pending loads, or loads that bring no rows for this model: an incremental
+    resource with nothing new, another resource's load, a state-only load of `pipeline reset`), also
+    logged as one line; `REBUILT EMPTY` when a full refresh (`rebuilt`) replaced an existing table and
+    found no rows to apply; `SKIPPED loads ...` for the loads this model skipped (helpers/skip.sql),
+    after what else happened, also logged. The loads are recorded and their status advanced either way.
+    `changed`: each group's rows changed (run_sparkload_apply_group). -#}
+{% macro sparkload_report_result(groups, load_ids, rebuilt=false, skipped=[], changed=[], cfg=none) -%}
+  {{ return(adapter.dispatch('sparkload_report_result', 'sparkload')(groups, load_ids, rebuilt, skipped, changed, cfg)) }}
 {%- endmacro %}
 
-{% macro default__sparkload_report_result(groups, load_ids, rebuilt=false, skipped=[]) -%}
+{% macro default__sparkload_report_result(groups, load_ids, rebuilt=false, skipped=[], changed=[], cfg=none) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set applied = namespace(rows=0, loads=0) -%}
   {%- for group in groups if group.sql is not none -%}
     {%- set applied.loads = applied.loads + group.load_ids | length -%}
     {%- set applied.rows = applied.rows + group.rows -%}
   {%- endfor -%}
+  {%- set rows = sl._sparkload_rows_changed(changed, applied.rows, cfg) -%}
   {%- if applied.loads -%}
-    {%- set message = 'APPLIED ' ~ applied.rows ~ ' rows from ' ~ applied.loads ~ ' load' ~ ('s' if applied.loads > 1 else '') -%}
+    {%- set message = 'APPLIED ' ~ rows.text ~ ' from ' ~ applied.loads ~ ' load' ~ ('s' if applied.loads > 1 else '') -%}
   {%- elif load_ids -%}
     {%- set message = 'NO-OP: loads ' ~ load_ids | join(', ') ~ ' bring no rows for this model' -%}
   {%- elif skipped -%}
@@ -155,5 +167,37 @@
         ~ ', for this model only: recorded in ' ~ sl.sparkload_ledger_relation(this) ~ ' (applied_at NULL); every other model still applies '
         ~ ('them' if skipped | length > 1 else 'it') ~ '.', info=true) }}
   {%- endif -%}
-  {%- do store_raw_result(name='main', message=message, code='NO-OP' if not applied.loads and not rebuilt else 'OK', rows_affected=applied.rows) -%}
+  {%- do store_raw_result(name='main', message=message, code='NO-OP' if not applied.loads and not rebuilt else 'OK', rows_affected=rows.affected) -%}
+{%- endmacro %}
+
+{#- The rows the statements changed, summed: {'text': '1 inserted, 2 updated (1 staged row ignored)',
+    'affected': rows changed, or -1 when the format cannot tell}. `staged`: the staged rows applied. -#}
+{% macro _sparkload_rows_changed(changed, staged, cfg) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set n = namespace(inserted=0, updated=0, deleted=0, exact=true, written=0, removed=0, sums=true) -%}
+  {%- for c in changed if c is not none -%}
+    {%- set n.inserted, n.updated, n.deleted = n.inserted + c.inserted, n.updated + c.updated, n.deleted + c.deleted -%}
+    {%- set n.exact = n.exact and c.exact -%}
+    {%- if c.exact -%}
+      {%- set n.written, n.removed = n.written + c.inserted + c.updated, n.removed + c.updated + c.deleted -%}
+    {%- elif c.written is none -%}
+      {%- set n.sums = false -%}
+    {%- else -%}
+      {%- set n.written, n.removed = n.written + c.written, n.removed + c.removed -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if not n.exact and n.sums -%}
+    {{ return({'text': n.written ~ ' inserted or updated, ' ~ n.removed ~ ' updated or deleted', 'affected': -1}) }}
+  {%- elif not n.exact -%}
+    {{ return({'text': staged ~ ' staged row' ~ ('s' if staged != 1 else '') ~ ' (rows changed not counted: copy-on-write)', 'affected': -1}) }}
+  {%- endif -%}
+  {%- set parts = [] -%}
+  {%- for count, word in [(n.inserted, 'inserted'), (n.updated, 'retired' if cfg.strategy == 'scd2' else 'updated'), (n.deleted, 'deleted')] if count -%}
+    {%- do parts.append(count ~ ' ' ~ word) -%}
+  {%- endfor -%}
+  {%- set affected = n.inserted + n.updated + n.deleted -%}
+  {%- set ignored = staged - affected if sl.sparkload_counts_ignored_rows(cfg) else 0 -%}
+  {%- set text = (parts | join(', ') if parts else 'no row changed')
+                 ~ (' (' ~ ignored ~ ' staged row' ~ ('s' if ignored > 1 else '') ~ ' ignored)' if ignored > 0 else '') -%}
+  {{ return({'text': text, 'affected': affected}) }}
 {%- endmacro %}
