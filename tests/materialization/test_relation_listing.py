@@ -27,5 +27,5 @@ def test_relation_listing__tables_are_listed_with_their_format_and_none_is_descr
     assert not [s for s in sent if s.startswith("describe")], sent
     # the models' columns are still described where dbt asks for them (the catalog of `docs generate`)
     catalog = dbt.invoke("docs", "generate", "--select", "up_pk").result
-    columns = catalog.nodes[f"model.sparkload_integration_tests.up_pk"].columns
+    columns = catalog.nodes["model.sparkload_integration_tests.up_pk"].columns
     assert {"id", "name"} <= set(columns), columns
