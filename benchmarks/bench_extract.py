@@ -3,7 +3,9 @@ real dlt 1.31 on the same records in the same run, on GitHub-event-like records 
 list of 0-3 commits per record).
 
     .venv/bin/python benchmarks/bench_extract.py [--records 1000000] [--dlt-records 200000]
-                                                 [--arrow-rows 10000000] [--formats delta iceberg] [--home DIR]
+                                                 [--arrow-rows 10000000] [--many-tables 5 50]
+                                                 [--formats delta iceberg] [--home DIR]
+    .venv/bin/python benchmarks/bench_extract.py --records 0      # the many-tables figures alone
 
 Each table format runs in a process of its own, one after the other (`benchmarks/formats.py`); with both (the
 default) the run ends with the landing seconds side by side, Delta ÷ Iceberg. dlt runs in the first format's
@@ -19,6 +21,10 @@ JSON path (dicts), stages timed on their own pass over the same generated record
               `--dlt-records` of the same records, with `dlt.sources.incremental` on the same cursor
 Arrow path: a resource yielding Arrow tables of 100,000 rows (the same events without the commit list,
 `created_at` as a timestamp column, the incremental cursor on it): rows/s from the generator into staging.
+Many small tables (`--many-tables 5 50`, issue 37 goal 3: 50 at most 1.3x 5): one package of S tables of 20
+rows each, then one of L tables, landed into new tables and then again into the same (existing) tables, in
+the warmed-up process: the landing's seconds (`load`) and L ÷ S, beside the whole run (extract + normalise +
+land) and, for the issue's first figures, a new process per package (`python -c`, JVM start included).
 Prints the machine, its load average before and after, the versions, the figures and the ratios.
 """
 from __future__ import annotations
@@ -35,7 +41,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import formats  # noqa: E402
@@ -166,6 +173,58 @@ def jvm_peak_rss_mib() -> float:
     return peak / 1024
 
 
+def small_tables(names, version: int) -> list:
+    return [sl.resource([{"id": i, "name": f"row {i} v{version}"} for i in range(20)], name=t, primary_key="id",
+                        write_disposition={"disposition": "merge", "strategy": "upsert"}) for t in names]
+
+
+LAND_IN_A_PROCESS = """
+import sys, python_extract as sl
+names = sys.argv[2].split(",")
+p = sl.pipeline(pipeline_name="many_" + sys.argv[3], dataset_name=sys.argv[3], home=sys.argv[1])
+p.run([sl.resource([{"id": i, "name": f"row {i}"} for i in range(20)], name=t, primary_key="id") for t in names])
+"""
+
+
+def many_tables(home: Path, sizes, found: dict) -> None:
+    """Goal 3 of issue 37: landing a package of many small tables against one of few, in this (warm) process
+    and in a process of its own per package."""
+    print(f"many small tables (20 rows each): a package of {' and of '.join(map(str, sizes))} tables")
+    print(f"  {'tables':>6} {'into':<9}{'land s':>8}{'run s':>8}{'per table ms':>14}")
+    figures = {}
+    for into in ("new", "existing"):
+        for size in sizes:
+            pipe = sl.pipeline(pipeline_name=f"many_{size}", dataset_name=f"many_{size}_{int(time.time())}"
+                               if into == "new" else figures[("new", size)][2], home=str(home))
+            started = time.perf_counter()
+            pipe.extract(small_tables([f"t_{i:03d}" for i in range(size)], version=1 if into == "new" else 2))
+            extracted = time.perf_counter()
+            info = pipe.load()
+            land_s, run_s = time.perf_counter() - extracted, time.perf_counter() - started
+            assert sum(info.row_counts.values()) == 20 * size, info.row_counts
+            figures[(into, size)] = (land_s, run_s, pipe.dataset_name)
+            print(f"  {size:>6} {into:<9}{land_s:>8.2f}{run_s:>8.2f}{1000 * land_s / size:>14.0f}")
+    small, large = sizes
+    for into in ("new", "existing"):
+        ratio = figures[(into, large)][0] / figures[(into, small)][0]
+        run_ratio = figures[(into, large)][1] / figures[(into, small)][1]
+        print(f"  into {into} tables: landing {large} ÷ {small} = {ratio:.2f}x (goal <= 1.3x: "
+              f"{'met' if ratio <= 1.3 else 'NOT met'}); the whole run {run_ratio:.2f}x")
+        found[f"many_land_{into}_ratio"] = ratio
+        found[f"many_run_{into}_ratio"] = run_ratio
+    walls = {}
+    for size in sizes:
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", LAND_IN_A_PROCESS, str(home), ",".join(f"t_{i:03d}" for i in range(size)),
+                        f"many_process_{size}"], check=True, capture_output=True,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
+        walls[size] = time.perf_counter() - started
+    ratio = walls[large] / walls[small]
+    print(f"  a process per package (JVM start included, new tables): {small} tables {walls[small]:.1f} s, "
+          f"{large} tables {walls[large]:.1f} s: {ratio:.2f}x")
+    found["many_process_ratio"] = ratio
+
+
 def machine() -> str:
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
@@ -193,21 +252,39 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--dlt-records", type=int, default=200_000, help="records dlt runs on (0: skip dlt)")
     parser.add_argument("--arrow-rows", type=int, default=10_000_000, help="rows of the Arrow path (0: skip)")
+    parser.add_argument("--many-tables", type=int, nargs=2, default=[5, 50], metavar=("S", "L"),
+                        help="a package of S and of L small tables (default 5 50; 0 0: skip)")
     parser.add_argument("--home", help="lakehouse directory (default: a new temporary one, removed afterwards)")
     formats.add_arguments(parser)
     args = parser.parse_args()
     if len(args.formats) > 1:
-        argv = ["--records", str(args.records), "--arrow-rows", str(args.arrow_rows), "--dlt-records"]
+        argv = ["--records", str(args.records), "--arrow-rows", str(args.arrow_rows),
+                "--many-tables", *map(str, args.many_tables), "--dlt-records"]
         figures = {**formats.run_each(__file__, args.formats[:1], [*argv, str(args.dlt_records)], args.home),  # dlt once
                    **formats.run_each(__file__, args.formats[1:], [*argv, "0"], args.home)}
         print(f"\nlanding side by side ({args.records:,} records; Arrow path {args.arrow_rows:,} rows)")
         formats.side_by_side([(label, figures["delta"][key], figures["iceberg"][key])
                               for label, key in (("normalise (no table format)", "normalise_s"), ("land", "land_s"),
-                                                 ("end to end", "end_to_end_s"), ("Arrow path", "arrow_s"))
+                                                 ("end to end", "end_to_end_s"), ("Arrow path", "arrow_s"),
+                                                 ("many tables: landing L ÷ S, new (x)", "many_land_new_ratio"),
+                                                 ("many tables: landing L ÷ S, existing (x)", "many_land_existing_ratio"),
+                                                 ("many tables: a process each, L ÷ S (x)", "many_process_ratio"))
                               if key in figures["delta"]])
         return
     os.environ["SPARKLOAD_TABLE_FORMAT"] = args.formats[0]
     n = args.records
+    found = {}
+    if not n:  # the many-tables figures alone
+        home = Path(args.home or tempfile.mkdtemp(prefix="bench_extract_"))
+        print(machine())
+        print(f"load average before: {load_average()}; table format {args.formats[0]}")
+        sl.pipeline(pipeline_name="bench_warmup", dataset_name="bench_warmup", home=str(home)).run(events_resource(5_000))
+        many_tables(home, args.many_tables, found)
+        print(f"load average after: {load_average()}")
+        formats.write(args.json, found)
+        if not args.home:
+            shutil.rmtree(home, ignore_errors=True)
+        return
     assert all(a == b for a, b in zip(github_events(2000), map(github_event, range(2000))))
     home = Path(args.home or tempfile.mkdtemp(prefix="bench_extract_"))
     print(machine())
@@ -217,7 +294,6 @@ def main() -> None:
     warm.run(events_resource(5_000))  # JVM start and JIT warm-up are not part of any stage
     print(f"table format: {pipe.spark.conf.get('spark.sparkload.table_format')}; records: {n:,}")
     assert pipe.spark.conf.get("spark.sparkload.table_format") == args.formats[0]
-    found = {}
 
     started = time.perf_counter()
     generated = sum(1 for _ in github_events(n))
@@ -259,6 +335,9 @@ def main() -> None:
         assert arrow_info.row_counts.get("events_arrow") == args.arrow_rows, arrow_info.row_counts
         print(f"Arrow path: {args.arrow_rows:,} rows from the generator into staging in {arrow_s:.1f} s: "
               f"{args.arrow_rows / arrow_s:,.0f} rows/s (peak RSS {peak_rss_mib():,.0f} MiB)")
+
+    if all(args.many_tables):
+        many_tables(home, args.many_tables, found)
 
     if args.dlt_records:
         m = min(args.dlt_records, n)

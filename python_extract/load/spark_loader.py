@@ -199,7 +199,9 @@ def _broken_delta_commit(spark, name: str) -> Optional[str]:
 
 def refuse_unfit_tables(spark, package: LoadPackage) -> None:
     """Before anything of the package lands: a table it cannot land in fails the load, naming the table,
-    the column and the load; nothing is landed."""
+    the column and the load; nothing is landed. (One table after another: checked on the load's threads they
+    took longer, 3.3 s against 2.1 s for 50 Iceberg tables, 21.6 against 18.6 s on Delta: the checks contend
+    for the driver's two cores and the catalog.)"""
     for table in package.tables():
         try:
             unfit = None if package.is_landed(table) else unfit_table(spark, package, table)
@@ -300,16 +302,49 @@ def _add_files(spark, package: LoadPackage, table: str, name: str, data_dir: Pat
     if not parts:
         return
     _link(parts, target)
-    catalog = spark.conf.get("spark.sql.defaultCatalog")
-    source = "`parquet`.`" + target.as_uri() + "`"
-    spark.sql(f"call {ident(catalog)}.system.add_files(table => {literal(name)}, source_table => {literal(source)}, "
-              "check_duplicate_files => false, parallelism => 4)").collect()
+    if not _append_files(spark, name, target):
+        catalog = spark.conf.get("spark.sql.defaultCatalog")
+        source = "`parquet`.`" + target.as_uri() + "`"
+        spark.sql(f"call {ident(catalog)}.system.add_files(table => {literal(name)}, source_table => {literal(source)}, "
+                  "check_duplicate_files => false, parallelism => 4)").collect()
     if earlier:
         referenced = {Path(unquote(urlparse(r[0]).path)).parent.name for r in spark.sql(
             f"select file_path from {name}.all_data_files where file_path like {literal(f'%/load-{package.load_id}-%')}").collect()}
         for folder in earlier:
             if folder.name not in referenced:
                 shutil.rmtree(folder, ignore_errors=True)
+
+
+NAME_MAPPING = "schema.name-mapping.default"
+
+
+def _append_files(spark, name: str, folder: Path) -> bool:
+    """Register the Parquet files of `folder` with the unpartitioned Iceberg table `name` in one append commit,
+    as `add_files` does (the table's metrics settings; a name mapping, set on the table first if it has none,
+    reads the files' columns by name) but in this process: `add_files` runs two Spark jobs a table (footers,
+    then a staged manifest), most of a small table's landing. False for a partitioned table (the caller then
+    calls `add_files`)."""
+    jvm = spark._jvm
+    iceberg = jvm.org.apache.iceberg
+    # by the catalog's name: a thread of the load's pool resolves an unqualified name in spark_catalog
+    table = iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession,
+                                                      f"{ident(spark.conf.get('spark.sql.defaultCatalog'))}.{name}")
+    if not table.spec().isUnpartitioned():
+        return False
+    mapping_json = table.properties().get(NAME_MAPPING)
+    if mapping_json is None:
+        mapping = iceberg.mapping.MappingUtil.create(table.schema())
+        table.updateProperties().set(NAME_MAPPING, iceberg.mapping.NameMappingParser.toJson(mapping)).commit()
+    else:
+        mapping = iceberg.mapping.NameMappingParser.fromJson(mapping_json)
+    files = iceberg.data.TableMigrationUtil.listPartition(
+        jvm.java.util.HashMap(), folder.as_uri(), "parquet", table.spec(), spark._jsc.hadoopConfiguration(),
+        iceberg.MetricsConfig.forTable(table), mapping)
+    append = table.newAppend()
+    for data_file in files:
+        append.appendFile(data_file)
+    append.commit()
+    return True
 
 
 def _link(parts, target: Path) -> None:

@@ -3,7 +3,10 @@
 Where it departs from dbt-spark, because the lakehouse's Iceberg catalog (Spark's default catalog, a
 v2 catalog) answers differently from Hive's:
 - relations: `SHOW TABLES` of a v2 catalog leaves views out, so views are listed with `SHOW VIEWS`
-  beside it; a schema that does not exist lists as empty;
+  beside it; a schema that does not exist lists as empty; when the v2 catalog is Iceberg's `SparkCatalog`
+  (the Iceberg lakehouse's), every table it lists is an Iceberg table, so no table is described to learn
+  its provider (dbt-spark sends a `describe table extended` per table: 50 statements for 50 tables in
+  every run's cache fill); a table's columns are described when dbt asks for them;
 - `drop_schema`: a catalog that refuses `drop ... cascade` on a non-empty schema gets the schema's
   relations dropped first; on a Delta lakehouse's Hive metastore (H2), the error Hive 2.3 raises after it
   dropped the schema (its ACID bookkeeping knows no H2) is taken as done once the schema is gone;
@@ -29,6 +32,12 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.sparkload.connections import SparkloadConnectionManager, runs_in_process
 
 LIST_VIEWS_MACRO_NAME = "sparkload__list_views_without_caching"
+FETCH_CONF_MACRO_NAME = "sparkload__fetch_conf"
+# a v2 catalog of this class holds Iceberg tables only (Iceberg's SparkSessionCatalog, which may also hold
+# others, lists through the v1 path); the lakehouse's Iceberg catalog is one (python_extract/lakehouse/session.py)
+ICEBERG_CATALOG_CLASS = "org.apache.iceberg.spark.SparkCatalog"
+ICEBERG_INFORMATION = "Provider: iceberg\n"
+CATALOG_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SHOW_TABLES_LIKE_MACRO_NAME = "sparkload__show_tables_like"
 V2_CATALOG_MESSAGE = "SHOW TABLE EXTENDED is not supported for v2 tables"
 NOT_EMPTY_MESSAGES = ("NamespaceNotEmptyException", "[SCHEMA_NOT_EMPTY]", "is not empty")
@@ -52,6 +61,7 @@ class SparkloadAdapter(SparkAdapter):
     ConnectionManager = SparkloadConnectionManager
     _run_cache: Dict[str, Dict[str, Any]] = {}
     _run_cache_lock = threading.Lock()
+    _iceberg_catalogs: Dict[tuple, bool] = {}  # per server: whether its default catalog is Iceberg's SparkCatalog
 
     def _connected(self):
         """The credentials this thread's connection uses."""
@@ -161,13 +171,37 @@ class SparkloadAdapter(SparkAdapter):
         view_names = {row[1] for row in views if not row[2]}
         relations = self._build_spark_relation_list(
             [row for row in tables if not row[2] and row[1] not in view_names],
-            self._get_relation_information_using_describe,
+            (lambda row: (row[0], row[1], ICEBERG_INFORMATION)) if self._lists_iceberg_tables()
+            else self._get_relation_information_using_describe,
         )
         return relations + [
             self.Relation.create(schema=schema_relation.schema, identifier=name, type=RelationType.View,
                                  information="Type: VIEW\n")
             for name in sorted(view_names)
         ]
+
+    def _lists_iceberg_tables(self) -> bool:
+        """Whether the session's default catalog is Iceberg's SparkCatalog, so that every table it lists is an
+        Iceberg table: read off an in-process session's settings, a warm lakehouse's pinned format (its server's
+        session is the lakehouse's), else asked of the server once per process (two `set` statements)."""
+        creds = self._connected()
+        if runs_in_process(creds):
+            conf = self.connections.spark_session(creds).conf
+            default = conf.get("spark.sql.defaultCatalog", "spark_catalog")
+            return conf.get(f"spark.sql.catalog.{default}", None) == ICEBERG_CATALOG_CLASS
+        if getattr(creds, "warm", False):
+            return self.lakehouse_table_format() == "iceberg"
+        server = tuple(getattr(creds, key, None) for key in ("method", "host", "port", "url", "cluster", "endpoint"))
+        if server not in self._iceberg_catalogs:
+            default = self._fetch_conf("spark.sql.defaultCatalog")
+            found = bool(default and CATALOG_NAME.fullmatch(default)) and (
+                self._fetch_conf(f"spark.sql.catalog.{default}") == ICEBERG_CATALOG_CLASS)
+            self._iceberg_catalogs[server] = found
+        return self._iceberg_catalogs[server]
+
+    def _fetch_conf(self, key: str) -> Optional[str]:
+        rows = self.execute_macro(FETCH_CONF_MACRO_NAME, kwargs={"key": key})
+        return str(rows[0][1]) if len(rows) else None
 
     def parse_describe_extended(self, relation: BaseRelation, raw_rows) -> List[SparkColumn]:
         # an Iceberg view has no owner (dbt-spark records str(None)): the one the adapter's view creation

@@ -38,3 +38,9 @@
   as
     {{ sql }}
 {% endmacro %}
+
+{#- A Spark setting's (key, value) for impl.py `_fetch_conf`; `key` is a setting name the adapter built. -#}
+{% macro sparkload__fetch_conf(key) -%}
+  {%- call statement('fetch_conf', fetch_result=True) -%} set {{ key }} {%- endcall -%}
+  {{ return(load_result('fetch_conf').table) }}
+{%- endmacro %}
