@@ -78,8 +78,9 @@
   {{ return(pending) }}
 {%- endmacro %}
 
-{#- Whether the `_dlt_loads` table exists, its table format (none when unknown) and whether
-    `_sparkload_load_tables` is beside it, in one cheap metadata statement (two without the sparkload
+{#- Whether the `_dlt_loads` table exists, its table format (none when unknown), whether
+    `_sparkload_load_tables` is beside it and whether `_sparkload_refreshed_tables` is (helpers/refreshed.sql),
+    in one cheap metadata statement (two without the sparkload
     adapter, fetch_sparkload_table_names): dbt's relation cache does not hold source schemas, and
     listing them describes every staging table. -#}
 {% macro fetch_sparkload_loads_table(loads, need_format) -%}
@@ -89,14 +90,14 @@
 {% macro default__fetch_sparkload_loads_table(loads, need_format) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set vocabulary = sl.sparkload_contract() -%}
-  {%- set load_tables = vocabulary.tables.load_tables -%}
+  {%- set load_tables, refreshed = vocabulary.tables.load_tables, vocabulary.tables.refreshed_tables -%}
   {#- with the adapter, a run asks once per schema once both tables exist (helpers/run_loads.sql) -#}
   {%- set cache = adapter.sparkload_run_cache(invocation_id) if adapter.type() == 'sparkload' else {} -%}
   {%- set key = 'loads_table ' ~ sl.sparkload_relation(loads) ~ ' ' ~ need_format -%}
   {%- if key in cache -%}{{ return(cache[key]) }}{%- endif -%}
-  {%- set names = sl.fetch_sparkload_table_names(loads.schema, loads.identifier ~ '|' ~ load_tables) or [] -%}
-  {%- if loads.identifier not in names -%}{{ return({'exists': false, 'format': none, 'load_tables': none}) }}{%- endif -%}
-  {%- set found = {'exists': true, 'format': sl.fetch_sparkload_table_format(loads) if need_format else none,
+  {%- set names = sl.fetch_sparkload_table_names(loads.schema, loads.identifier ~ '|' ~ load_tables ~ '|' ~ refreshed) or [] -%}
+  {%- if loads.identifier not in names -%}{{ return({'exists': false, 'format': none, 'load_tables': none, 'refreshed': false}) }}{%- endif -%}
+  {%- set found = {'exists': true, 'format': sl.fetch_sparkload_table_format(loads) if need_format else none, 'refreshed': refreshed in names,
                    'load_tables': api.Relation.create(schema=loads.schema, identifier=load_tables, type='table')
                                   if load_tables in names else none} -%}
   {%- if found.load_tables is not none -%}{%- do cache.update({key: found}) -%}{%- endif -%}

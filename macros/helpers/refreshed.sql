@@ -4,8 +4,8 @@
     what the source reset. Refuse, naming the staging table, the refresh and its load, until the model is
     rebuilt with --full-refresh (which applies the refresh's load, so the check is quiet afterwards). A model
     that applied no load older than the refresh, or is being rebuilt, passes. Runs before anything is
-    written; reads the note and the ledger in one statement, once the note exists (its listing is asked once
-    per run and dataset with the sparkload adapter). -#}
+    written; reads the note and the ledger in one statement, once the note exists (told by the listing that
+    finds `_dlt_loads`, fetch_sparkload_loads_table, asked once per run and dataset with the sparkload adapter). -#}
 {% macro validate_sparkload_refreshed_staging(target, cfg, existing, full_refresh) -%}
   {{ return(adapter.dispatch('validate_sparkload_refreshed_staging', 'sparkload')(target, cfg, existing, full_refresh)) }}
 {%- endmacro %}
@@ -14,12 +14,7 @@
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- if full_refresh or existing is none or cfg.staging_table is none -%}{{ return(none) }}{%- endif -%}
   {%- set noted = sl.sparkload_contract().tables.refreshed_tables -%}
-  {%- set cache = adapter.sparkload_run_cache(invocation_id) if adapter.type() == 'sparkload' else {} -%}
-  {%- set key = 'refreshed ' ~ cfg.loads.schema -%}
-  {%- if key not in cache -%}
-    {%- do cache.update({key: noted in (sl.fetch_sparkload_table_names(cfg.loads.schema, noted) or [])}) -%}
-  {%- endif -%}
-  {%- if not cache[key] -%}{{ return(none) }}{%- endif -%}
+  {%- if not sl.fetch_sparkload_loads_table(cfg.loads, false).refreshed -%}{{ return(none) }}{%- endif -%}
   {%- set q = sl.sparkload_literal -%}
   {%- set ledger = sl.sparkload_relation(sl.sparkload_ledger_relation(target)) -%}
   {%- set this_target = q(target.schema ~ '.' ~ target.identifier) -%}

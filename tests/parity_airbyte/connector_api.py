@@ -12,14 +12,12 @@ served without its `_at` (its instant). Every request is kept in `requests` as (
 from __future__ import annotations
 
 import datetime as dt
-import json
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import parse_qs, urlencode, urlparse
 
-from ..sources.api_server import ApiServer
+from ..sources.api_server import ApiServer, JsonHandler
 
 UTC = dt.timezone.utc
 SLOW = 0.5
@@ -82,21 +80,13 @@ class ConnectorApi:
         return 200, rows, headers
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JsonHandler):
     api: ConnectorApi
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         url = urlparse(self.path)
         status, payload, headers = self.api.answer(url.path, {k: v[0] for k, v in parse_qs(url.query).items()})
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        for key, value in {"Content-Type": "application/json", "Content-Length": str(len(data)), **headers}.items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(data)
+        self._send(status, payload, headers)
 
 
 def ConnectorServer(api: ConnectorApi) -> ApiServer:

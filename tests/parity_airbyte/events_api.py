@@ -13,13 +13,11 @@ An event is `{"id", "updated_at", ...}` as served, plus `_at` (its instant, neve
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any, Dict, List, Optional
 from urllib.parse import parse_qs, urlparse
 
-from ..sources.api_server import ApiServer
+from ..sources.api_server import ApiServer, JsonHandler
 
 UTC = dt.timezone.utc
 
@@ -67,11 +65,8 @@ class EventsApi:
         return 200, {"data": chunk, "next_page": page + 1 if more else None}
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JsonHandler):
     api: EventsApi
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         url = urlparse(self.path)
@@ -79,12 +74,7 @@ class _Handler(BaseHTTPRequestHandler):
             status, payload = 404, {"error": url.path}
         else:
             status, payload = self.api.answer({k: v[0] for k, v in parse_qs(url.query).items()})
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self._send(status, payload)
 
 
 def EventsServer(api: EventsApi) -> ApiServer:

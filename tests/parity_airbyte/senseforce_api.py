@@ -11,17 +11,15 @@ request whose window starts at or after that instant (ms): the API failing mid-s
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import re
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import parse_qs, urlparse
 
 from pathlib import Path
 
-from ..sources.api_server import ApiServer
+from ..sources.api_server import ApiServer, JsonHandler
 
 PACKAGE, VERSION = "airbyte-source-senseforce", "0.1.15"
 VENVS = Path(os.environ.get("SPARKLOAD_CONNECTORS_CACHE", Path.home() / ".cache" / "sparkload" / "connectors"))
@@ -76,23 +74,15 @@ class SenseforceApi:
         return 200, found[offset: offset + limit]
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JsonHandler):
     api: SenseforceApi
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         url = urlparse(self.path)
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
         status, payload = self.api.answer(url.path, {k: v[0] for k, v in parse_qs(url.query).items()},
                                           self.headers.get("Authorization"), body)
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self._send(status, payload)
 
 
 def SenseforceServer(api: SenseforceApi) -> ApiServer:

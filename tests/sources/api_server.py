@@ -63,8 +63,8 @@ def _window(rows, query, headers, body) -> List[Dict[str, Any]]:
     return out
 
 
-class _Handler(BaseHTTPRequestHandler):
-    api: ShopApi
+class JsonHandler(BaseHTTPRequestHandler):
+    """A test API's request handler: quiet, answering JSON with `_send` (the API servers of tests/parity_airbyte too)."""
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -78,6 +78,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
+
+
+class _Handler(JsonHandler):
+    api: ShopApi
 
     def _authorized(self, query: Dict[str, str]) -> bool:
         mode, h = self.api.auth, self.headers
