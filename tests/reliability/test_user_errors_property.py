@@ -25,6 +25,7 @@ from python_extract import cli
 from python_extract.contract import COLUMN_HINTS, WRITE_DISPOSITIONS
 from dbt.adapters.sparkload.connections import METHODS
 from python_extract.errors import ConfigError
+from python_extract.normalize.exceptions import DataValidationError
 
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -104,10 +105,12 @@ BAD_HINT = st.one_of(
 
 
 def _api_outcome(call) -> str:
-    """"ok" or "refused"; any exception outside the ConfigError family propagates and fails the example."""
+    """"ok" or "refused"; any exception outside the ConfigError family propagates and fails the example. A
+    schema contract's DataValidationError is a refusal too: a frozen contract refuses the run's new table (as
+    dlt does), before Spark, in one line."""
     try:
         call()
-    except ConfigError as e:  # one line is the CLI's to ensure (a hint named "a\nb" is quoted as given)
+    except (ConfigError, DataValidationError) as e:  # one line is the CLI's to ensure (a hint named "a\nb" is quoted as given)
         assert str(e).strip(), "an empty message"
         return "refused"
     return "ok"
@@ -117,6 +120,7 @@ def _api_outcome(call) -> str:
 @given(hint=BAD_HINT, through=st.sampled_from(["resource", "apply_hints", "run"]))
 @example(hint=("primary_key", False), through="resource")  # found: TypeError 'bool' object is not iterable
 @example(hint=("merge_key", 5), through="apply_hints")
+@example(hint=("schema_contract", {"tables": "freeze"}), through="run")  # found: the DataValidationError of a frozen contract
 def test_api__a_malformed_hint_is_refused_as_a_config_error(hint, through):
     """Refused as a ConfigError, or accepted: by `resource`/`apply_hints`, or by `run`, whose checks all
     come before its first Spark work (reaching Spark means every check passed)."""
