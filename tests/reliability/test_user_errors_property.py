@@ -24,7 +24,7 @@ import python_extract as sl
 from python_extract import cli
 from python_extract.contract import COLUMN_HINTS, WRITE_DISPOSITIONS
 from dbt.adapters.sparkload.connections import METHODS
-from python_extract.errors import ConfigError
+from python_extract.errors import ConfigError, PipelineStepFailed
 from python_extract.normalize.exceptions import DataValidationError
 
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -107,11 +107,17 @@ BAD_HINT = st.one_of(
 def _api_outcome(call) -> str:
     """"ok" or "refused"; any exception outside the ConfigError family propagates and fails the example. A
     schema contract's DataValidationError is a refusal too: a frozen contract refuses the run's new table (as
-    dlt does), before Spark, in one line."""
+    dlt does), before Spark, in one line; `run` raises it as dlt does, inside the extract step's
+    PipelineStepFailed."""
     try:
         call()
     except (ConfigError, DataValidationError) as e:  # one line is the CLI's to ensure (a hint named "a\nb" is quoted as given)
         assert str(e).strip(), "an empty message"
+        return "refused"
+    except PipelineStepFailed as e:  # `run` wraps the contract's refusal as dlt does (`.exception`); nothing else
+        if not isinstance(e.exception, DataValidationError):
+            raise
+        assert e.step == "extract" and str(e).strip(), str(e)
         return "refused"
     return "ok"
 
