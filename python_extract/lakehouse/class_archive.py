@@ -114,9 +114,11 @@ def confirm_mapped(archive: Path, pid: int) -> bool:
     file). A JVM that cannot map its archive (damaged, or not of this JVM) runs without it and says
     nothing, every start slower: that one is removed, so the next `sparkload lakehouse setup` trains
     another (the caller says so). True where the maps cannot be read (not Linux)."""
+    import psutil
+
     try:
-        maps = Path(f"/proc/{pid}/maps").read_text()
-    except OSError:
+        maps = {m.path for m in psutil.Process(pid).memory_maps(grouped=True)}
+    except (psutil.Error, NotImplementedError, AttributeError):  # AttributeError: no memory_maps on this OS
         return True
     if str(archive.resolve()) in maps:
         return True

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
+import psutil
+
 from ..errors import SparkloadError
 from ..lakehouse.jars import pyspark_jars_dir
 
@@ -146,13 +148,7 @@ class SparkProcess:
         """True while the leader runs or another live process of the group exists (zombies do not count)."""
         if self.popen.poll() is None:
             return True
-        if Path("/proc/self/stat").is_file():
-            return group_has_members(self.pgid)
-        try:
-            os.killpg(self.pgid, 0)
-        except ProcessLookupError:
-            return False
-        return True
+        return group_has_members(self.pgid)
 
     def wait_for_port(self, host: str, port: int, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -191,16 +187,36 @@ class SparkProcess:
             raise SparkProcessError(f"{self.name} stopped but ports {busy} on {host} still accept connections")
 
 
-def started_at(pid: int) -> Optional[int]:
-    """When the live process `pid` started (clock ticks since boot), from /proc; None when no live
-    process has that id (gone, or a zombie). A process that is exiting is still live here: its
-    /proc/<pid>/cmdline already reads empty while its threads and memory are torn down, which can take
-    seconds for a JVM. Compare two answers to tell a process from a later one that got its id."""
+def _live(pid: int) -> Optional[psutil.Process]:
+    """The live process `pid`, or None: gone, a zombie, or the id of a thread (a JVM's thread ids share the
+    pid space, so ids come round within minutes)."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
+        if not psutil.pid_exists(pid):  # on Linux: a process, not a thread of another one
+            return None
+        process = psutil.Process(pid)
+        return None if process.status() in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD) else process
+    except psutil.Error:
         return None
-    return None if fields[0] in ("Z", "X") else int(fields[19])  # fields[0] is stat's field 3, [19] field 22
+
+
+def started_at(pid: int) -> Optional[float]:
+    """When the live process `pid` started (psutil's creation time); None when no live process has that
+    id (gone, or a zombie). A process that is exiting is still live here: its command line already reads
+    empty while its threads and memory are torn down, which can take seconds for a JVM. Compare two
+    answers to tell a process from a later one that got its id."""
+    process = _live(pid)
+    try:
+        return None if process is None else process.create_time()
+    except psutil.Error:
+        return None
+
+
+def process_command_line(pid: int) -> str:
+    """The command line of process `pid`, words joined by spaces; empty when it is gone or a zombie."""
+    try:
+        return " ".join(psutil.Process(pid).cmdline())
+    except psutil.Error:
+        return ""
 
 
 def wait_gone(pid: int, start: Optional[int], timeout: float) -> bool:
@@ -215,20 +231,20 @@ def wait_gone(pid: int, start: Optional[int], timeout: float) -> bool:
 
 
 def group_has_members(pgid: int) -> bool:
-    """Whether a live (non-zombie) process of group `pgid` exists, read from /proc."""
+    """Whether a live (non-zombie) process of group `pgid` exists."""
     return any(group == pgid for _, group in _live_processes().values())
 
 
 def _live_processes() -> Dict[int, tuple]:
-    """{pid: (parent pid, process group)} of every live process, from /proc."""
+    """{pid: (parent pid, process group)} of every live (non-zombie) process."""
     found = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
+    for process in psutil.process_iter(["ppid", "status"]):
+        if process.info["status"] in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD):
             continue
-        if fields[0] != "Z":
-            found[int(stat.parent.name)] = (int(fields[1]), int(fields[2]))
+        try:
+            found[process.pid] = (process.info["ppid"], os.getpgid(process.pid))
+        except OSError:  # gone meanwhile
+            continue
     return found
 
 

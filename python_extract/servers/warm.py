@@ -51,7 +51,7 @@ from typing import Any, Callable, Dict, Iterator, Optional
 
 from ..errors import SparkloadError
 from ..lakehouse.config import SECRETS, LakehouseConfig
-from .processes import group_has_members, started_at, wait_gone
+from .processes import group_has_members, process_command_line, started_at, wait_gone
 
 log = logging.getLogger("sparkload.servers.warm")
 
@@ -171,18 +171,11 @@ def settings_key(config: LakehouseConfig, idle_timeout: float) -> str:
     return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
-
-
 def _is_supervisor(pid: Any, home: Path) -> bool:
     """Whether `pid` is a live warm server supervisor of `home` (not a recycled pid)."""
     if not isinstance(pid, int) or pid <= 0:
         return False
-    cmdline = _cmdline(pid)  # empty for a zombie, which its starter has not reaped yet
+    cmdline = process_command_line(pid)  # empty for a zombie, which its starter has not reaped yet
     return SUPERVISOR_MODULE in cmdline and str(home) in cmdline
 
 
@@ -192,7 +185,7 @@ def _end_group(pgid: Any, must_contain: str, grace: float = 20.0) -> None:
     while it is torn down) is waited for, not signalled."""
     if not isinstance(pgid, int) or pgid <= 0:
         return
-    cmdline = _cmdline(pgid)
+    cmdline = process_command_line(pgid)
     if not cmdline:
         wait_gone(pgid, started_at(pgid), grace)
         return

@@ -15,7 +15,9 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set
 
-from python_extract.servers.processes import descendants, port_open
+import psutil
+
+from python_extract.servers.processes import descendants, port_open, process_command_line, started_at
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -57,26 +59,11 @@ def command_line(line: str, replace: Dict[str, str]) -> tuple:
 
 
 def _descendants(pid: int) -> Set[int]:
-    """Every live process below `pid` (children, their children, ...), read from /proc."""
+    """Every live process below `pid` (children, their children, ...)."""
     return descendants(pid)
 
 
-def started_at(pid: int) -> Optional[int]:
-    """When the process `pid` started (clock ticks since boot), or None when no live process has that id.
-    A thread's id is no process: /proc/<tid> answers for threads too, but their Tgid is another id. The
-    pid space here is 32768 ids shared with every JVM thread, so ids come round within minutes."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    tgid = re.search(r"^Tgid:\s*(\d+)", status, re.M)
-    if fields[0] == "Z" or tgid is None or int(tgid.group(1)) != pid:
-        return None
-    return int(fields[19])  # field 22 of stat; fields[0] is field 3
-
-
-def alive(pid: int, start: Optional[int] = None) -> bool:
+def alive(pid: int, start: Optional[float] = None) -> bool:
     """Whether `pid` is a live process (not a zombie, not a thread), and when `start` is given (what
     started_at said while it ran) still the same process, not a later one that got its id."""
     now = started_at(pid)
@@ -84,25 +71,9 @@ def alive(pid: int, start: Optional[int] = None) -> bool:
 
 
 def listeners(port: int) -> Set[int]:
-    """The processes holding a listening TCP socket on `port` (any address), read from /proc."""
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
-                inodes.add(f"socket:[{fields[9]}]")
-    owners = set()
-    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
-        try:
-            if any(os.readlink(fd) in inodes for fd in fd_dir.iterdir()):
-                owners.add(int(fd_dir.parent.name))
-        except OSError:
-            continue
-    return owners
+    """The processes holding a listening TCP socket on `port` (any address)."""
+    return {c.pid for c in psutil.net_connections(kind="tcp")
+            if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port and c.pid is not None}
 
 
 def port_held_for(port: int, mark: str) -> bool:
@@ -113,11 +84,8 @@ def port_held_for(port: int, mark: str) -> bool:
     if not owners:
         return False
     for pid in owners:
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            return True
-        if mark in cmdline:
+        cmdline = process_command_line(pid)
+        if not cmdline or mark in cmdline:
             return True
     return False
 
@@ -192,7 +160,4 @@ class Foreground:
 
 
 def _is_spark(pid: int) -> bool:
-    try:
-        return b"pyspark" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
+    return "pyspark" in process_command_line(pid)

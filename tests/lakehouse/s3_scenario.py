@@ -21,6 +21,7 @@ from pathlib import Path
 
 import python_extract as sl
 from python_extract.lakehouse import LakehouseConfig, get_session
+from python_extract.servers.processes import process_command_line
 
 from ..conftest import Names, dbt_env
 
@@ -100,8 +101,8 @@ def main(phase: str, staging: str, target: str) -> None:
         s3a = jvm.java.lang.Class.forName("org.apache.hadoop.fs.s3a.S3AFileSystem", True, loader)
         say("HADOOP", {"client": jvm.org.apache.hadoop.util.VersionInfo.getVersion(),
                        "s3a_jar": Path(s3a.getProtectionDomain().getCodeSource().getLocation().getPath()).name})
-    cmdline = Path(f"/proc/{jvm.java.lang.ProcessHandle.current().pid()}/cmdline").read_bytes()
-    say("SECRET-IN-JVM-COMMAND-LINE", os.environ.get("SPARKLOAD_S3_SECRET_ACCESS_KEY", "-").encode() in cmdline)
+    cmdline = process_command_line(jvm.java.lang.ProcessHandle.current().pid())
+    say("SECRET-IN-JVM-COMMAND-LINE", os.environ.get("SPARKLOAD_S3_SECRET_ACCESS_KEY", "-") in cmdline)
     if phase == "first":
         land(spark, staging, LOADS[0])
         dbt_run(staging, target)

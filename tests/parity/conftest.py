@@ -37,14 +37,15 @@ def cpu_seconds(spark, since=None):
     the CPU time, not the wall time, says what the run costs."""
     import resource
 
+    import psutil
+
     usage = resource.getrusage(resource.RUSAGE_SELF)
     own, jvm = usage.ru_utime + usage.ru_stime, 0.0
     proc = getattr(spark.sparkContext._gateway, "proc", None)
     try:
-        with open(f"/proc/{proc.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        jvm = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (AttributeError, OSError, IndexError, ValueError):
+        times = psutil.Process(proc.pid).cpu_times()
+        jvm = times.user + times.system
+    except (AttributeError, psutil.Error):
         pass
     if since is None:
         return own, jvm
