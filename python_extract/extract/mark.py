@@ -23,7 +23,7 @@ def with_table_name(item: Any, table_name: str) -> TableNamed:
 
 
 class HintsMarked(NamedTuple):
-    """A yielded item or page and the hints it brings (extract/extractor.py applies them)."""
+    """A yielded item or page and the hints it brings (extract/tables.py applies them)."""
     data: Any
     hints: Dict[str, Any]
     create_table_variant: bool

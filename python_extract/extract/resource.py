@@ -122,7 +122,7 @@ class Resource:
         self.source_schema_contract: Any = None  # its source's, which its own overrides
         self.source_name: Optional[str] = None
         self._steps: List[Tuple[str, Callable[[Any], Any]]] = []  # add_map / add_filter / add_yield_map, in order
-        self.limit: Optional[Limit] = None  # add_limit: applied by the extractor, after the cursors (as in dlt)
+        self.limit: Optional[Limit] = None  # add_limit: a pipe step after the cursors (extract/steps.py, as in dlt)
         self.is_transformer = False  # dlt's transformer: its function takes each yield of `parent` first
         self.parent: Optional["Resource"] = None  # a transformer's data: `data_from=`, or `parent | transformer`
 
@@ -319,7 +319,7 @@ class Resource:
 
     def items(self, **bound: Any) -> Iterator[Any]:
         """The items, pages flattened; a resource iterated directly stops at its `add_limit`, as dlt's does
-        (a pipeline applies the limit after the cursors instead: see extract/extractor.py)."""
+        (a pipeline applies the limit after the cursors instead: see extract/steps.py, `LimitStep`)."""
         pages = self.pages(**bound)
         for page in self._limited(pages) if self.limit is not None else pages:
             if isinstance(page, list):
