@@ -45,6 +45,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, Optional
@@ -504,6 +505,43 @@ class Supervisor:
             self.exit_code = code
 
 
+WARM_UP_DATASETS = 10  # the staging datasets whose pipeline reads the warm-up runs once, at most
+
+
+def _warm_up(server) -> None:
+    """Run, once and straight on the JVM (not through the proxy: no activity), the reads a small command
+    makes first (a pipeline's state, schema and loads, as `pipeline info` reads them) on a few staging
+    datasets, so the JVM's first compilation of them is paid while nobody waits: a server's first query of
+    a kind costs seconds more than the next. A failure changes nothing and is logged."""
+    from ..contract import LOADS_TABLE
+    from ..load.destination import list_loads, read_schema, read_state
+
+    started = time.monotonic()
+    try:
+        from pyhive import hive
+
+        session = WarmSession(hive.connect(host=server.host, port=server.port, username="sparkload"),
+                              Endpoint(server.host, server.port, os.getpid(), started=False))
+        try:
+            datasets = [r[0] for r in session.sql("show namespaces").collect()]
+            warmed = 0
+            for dataset in datasets:
+                if warmed >= WARM_UP_DATASETS:
+                    break
+                if not session.catalog.tableExists(f"{dataset}.{LOADS_TABLE}"):
+                    continue
+                read_state(session, dataset, "")  # no pipeline has an empty name: the plan, not a row
+                read_schema(session, dataset, "")
+                list_loads(session, dataset, "")
+                warmed += 1
+        finally:
+            session.close()
+        log.info("warmed up on %d staging datasets in %.1f s", warmed, time.monotonic() - started)
+    except Exception as e:  # noqa: BLE001 - a warm-up that fails costs the first query its seconds, nothing more
+        log.info("warm-up skipped after %.1f s: %s", time.monotonic() - started,
+                 (str(e).splitlines() or [type(e).__name__])[0])
+
+
 def serve(config: LakehouseConfig, idle_timeout: float, settings: str) -> int:
     """The supervisor's body: start the JVM, record the server, forward until idle, stop everything."""
     import asyncio
@@ -527,6 +565,7 @@ def serve(config: LakehouseConfig, idle_timeout: float, settings: str) -> int:
                      "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         log.info("serving lakehouse %s on %s:%d (JVM pid %d on port %d); exits after %.0f s idle",
                  config.home, LOOPBACK, port, server.process.pid, server.port, idle_timeout)
+        threading.Thread(target=_warm_up, args=(server,), name="warm-up", daemon=True).start()
         return asyncio.run(supervisor.run(listener))
     finally:
         supervisor._finish(supervisor.exit_code or 0, "shutting down")
