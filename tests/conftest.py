@@ -76,7 +76,7 @@ GROUP_SECONDS_KEY = "sparkload/group_seconds"
 MAIN_FORMAT = "iceberg"  # the format every test runs on; on the other, only those marked each_format (docs/testing.md)
 DEFAULT_FORMAT = "delta"  # the product's default: tests marked default_format run there instead of on MAIN_FORMAT
 
-from .deploy.servers import thrift_server  # noqa: E402,F401  (a fixture, shared by every test folder)
+from .deploy.servers import connect_server, thrift_server  # noqa: E402,F401  (fixtures, shared by every test folder)
 
 
 def pytest_addoption(parser):
@@ -91,6 +91,9 @@ def pytest_addoption(parser):
     parser.addoption("--thrift", choices=("wire", "all"), default=os.environ.get("SPARKLOAD_THRIFT", "wire"),
                      help="what runs on the thrift targets: only the tests (adapter-suite classes) marked over_the_wire, "
                           "whose code path differs there (default, 'wire'), or every one ('all')")
+    parser.addoption("--connect", choices=("sample", "all"), default=os.environ.get("SPARKLOAD_CONNECT", "sample"),
+                     help="which adapter-suite classes run on the connect target (method: connect): those marked "
+                          "connect_sample (default, 'sample'), or every one ('all')")
 
 
 def fast_tier_only(config) -> bool:

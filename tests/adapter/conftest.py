@@ -2,9 +2,11 @@
 it in its `tests/functional/adapter/`: each class here subclasses a `Base*` class of the suite and
 overrides only what Spark needs (file formats, SQL dialect, expected types), with the reason beside it.
 
-Targets: every class runs once per target, both `type: sparkload` on the run's one lakehouse:
+Targets: every class runs once per target, all `type: sparkload` on the run's one lakehouse:
 - `embedded`: this process's SparkSession (the session fixture `spark`);
-- `thrift`: `method: thrift` through the run's thrift server (`tests/deploy/servers.py`).
+- `thrift`: `method: thrift` through the run's thrift server (`tests/deploy/servers.py`);
+- `connect`: `method: connect` through the run's Spark Connect server (`connect_server`, same file): pyspark's
+  gRPC client in this process, beside its JVM.
 `--dbt-targets embedded` (or SPARKLOAD_DBT_TARGETS) limits the run as for the rest of tests/.
 `@pytest.mark.skip_target("thrift", reason=...)` skips a class on a target; each skip gives its reason.
 
@@ -13,6 +15,11 @@ Over thrift, most classes send the same SQL as on embedded and differ only in tr
 differs there (seeds: bound `insert ... values` instead of a DataFrame; relation listing, type changes
 and the docs catalog: the server's answers to SHOW/DESCRIBE; adapter methods; merge and alter statements;
 snapshots). `--thrift all` (or SPARKLOAD_THRIFT=all) runs every class on both targets.
+Over connect, by default (`--connect sample`) only the classes of CONNECT_SAMPLE run: a sample of the
+paths where the transport shows (seeds bound as parameters, adapter methods on the server's answers to
+SHOW/DESCRIBE, the connection check), kept small as the server and each class cost seconds in `make test`
+(`tests/deploy/test_connect.py` runs build, snapshot, merge and docs generate over connect end to end);
+`--connect all` (or SPARKLOAD_CONNECT=all) runs every class there (all 80 tests passed on Delta, 2026-11-28).
 
 dbt's pytest fixtures (`dbt.tests.fixtures.project`: `project`, `models`, `seeds`, `tests`, ...) are
 imported here rather than registered as a plugin, so they exist for this folder only and never shadow
@@ -28,7 +35,9 @@ import pytest
 
 from dbt.tests.fixtures.project import *  # noqa: F401,F403  (dbt's fixtures, for this folder only)
 
-ADAPTER_TARGETS = ("embedded", "thrift")
+ADAPTER_TARGETS = ("embedded", "thrift", "connect")
+CONNECT_SAMPLE = ("test_seeds.py::TestSeedsLoadExactly", "test_basic.py::TestAdapterMethod",
+                  "test_basic.py::TestValidateConnection")
 
 
 def pytest_configure(config):
@@ -42,6 +51,7 @@ def pytest_generate_tests(metafunc):
     chosen = metafunc.config.getoption("--dbt-targets")
     chosen = chosen.split(",") if chosen else ADAPTER_TARGETS
     every_class_on_thrift = metafunc.config.getoption("--thrift") == "all"
+    every_class_on_connect = metafunc.config.getoption("--connect") == "all"
     params = []
     for target in ADAPTER_TARGETS:
         marks = []
@@ -53,8 +63,15 @@ def pytest_generate_tests(metafunc):
         if target == "thrift" and not every_class_on_thrift and not metafunc.definition.get_closest_marker("over_the_wire"):
             marks.append(pytest.mark.skip(reason="thrift: the same SQL as on embedded; every class runs over "
                                                  "thrift with --thrift all"))
+        if target == "connect" and not every_class_on_connect and not _in_connect_sample(metafunc):
+            marks.append(pytest.mark.skip(reason="connect: outside the sample of classes run over Spark Connect by "
+                                                 "default; every class runs there with --connect all"))
         params.append(pytest.param(target, id=target, marks=marks))
     metafunc.parametrize("adapter_target", params, indirect=True, scope="class")
+
+
+def _in_connect_sample(metafunc) -> bool:
+    return metafunc.cls is not None and f"{metafunc.module.__name__.rsplit('.', 1)[-1]}.py::{metafunc.cls.__name__}" in CONNECT_SAMPLE
 
 
 @pytest.fixture(scope="class")
@@ -67,6 +84,9 @@ def dbt_profile_target(request, adapter_target, spark, lakehouse):
     # `spark` first: the embedded method then reuses this process's one SparkSession
     if adapter_target == "embedded":
         return {"type": "sparkload", "method": "embedded", "lakehouse_dir": str(lakehouse.home), "threads": 1}
+    if adapter_target == "connect":
+        server = request.getfixturevalue("connect_server")
+        return {"type": "sparkload", "method": "connect", "host": server.host, "port": server.port, "threads": 1}
     server = request.getfixturevalue("thrift_server")
     return {"type": "sparkload", "method": "thrift", "host": server.host, "port": server.port, "user": "dbt",
             "poll_interval": 1, "threads": 1}

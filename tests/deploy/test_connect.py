@@ -1,10 +1,11 @@
 """dbt over Spark Connect (issue 38): `sparkload lakehouse serve --connect` as docs/deployments.md runs it
-(section "Spark Connect", a real foreground process over the run's lakehouse, one per module), and dbt as a
-separate process on the section's `method: connect` profile, with JAVA_HOME pointing nowhere so that any
-attempt to start a JVM fails: the extractor lands loads, `dbt run` merges them on the server, and `seed`,
-`test`, `show` and `docs generate` work; the server killed (SIGKILL to the command) during a `dbt run`
-leaves no JVM or port behind, fails the run with one line naming the server, and the rerun on a new server
-is correct. The profile's mistakes are refused in one line (no server needed)."""
+(section "Spark Connect", a real foreground process over the run's lakehouse: the run's `connect_server`),
+and dbt as a separate process on the section's `method: connect` profile, with JAVA_HOME pointing nowhere so
+that any attempt to start a JVM fails: `dbt debug` passes, the extractor lands loads, `dbt run` merges them
+on the server, and `build` on two threads (a seed, the model, its tests, a snapshot), `show` and `docs
+generate` work; the server killed (SIGKILL to the command) during a `dbt run` leaves no JVM or port behind,
+fails the run with one line naming the server, and the rerun on a new server is correct. The profile's
+mistakes are refused in one line (no server needed)."""
 from __future__ import annotations
 
 import json
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Optional
 
 import pytest
 import yaml
@@ -22,10 +24,10 @@ from python_extract.servers.processes import free_port, port_open
 
 from ..conftest import rows
 from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
-from .commands import Foreground, command_line, readme_block, readme_blocks
+from .commands import Foreground, readme_block
+from .servers import ConnectServer
 
-pytestmark = pytest.mark.each_format  # the server's catalog and table format differ per format
-
+REPO = Path(__file__).resolve().parents[2]
 SECTION = "Spark Connect"
 UPSERTED = [
     {"id": 1, "name": "Ann", "address__city": "Oslo"},
@@ -50,39 +52,19 @@ print(json.dumps({"success": result.success, "error": str(result.exception or ""
 """
 
 
-class ConnectServer:
-    """The docs' `serve --connect` command, running."""
-
-    def __init__(self, lakehouse, port: int, cwd: Path, watchdog):
-        argv, env = command_line(readme_blocks(SECTION)[0].strip(), {".sparkload": str(lakehouse.home), "15002": str(port)})
-        self.port = port
-        self.command = Foreground(argv, env, cwd=cwd)
-        watchdog.guard_group(self.command.popen.pid)
-        try:
-            self.command.wait_for_line(r"Spark Connect server at sc://127\.0\.0\.1:(\d+) ", timeout=300)
-        except BaseException:
-            self.command.kill()
-            raise
-
-
-@pytest.fixture(scope="module")
-def connect_server(spark, lakehouse, tmp_path_factory, watchdog):
-    # `spark` first: this process then owns the lakehouse's H2 catalog server and the Connect server joins it
-    server = ConnectServer(lakehouse, free_port(), tmp_path_factory.mktemp("connect-server"), watchdog)
-    yield server
-    assert server.command.interrupt() == 0, "\n".join(server.command.lines[-30:])
-    assert server.command.leftovers([server.port]) == []
-
-
 def _project(path: Path, names, port: int) -> Path:
-    """A dbt project of one sparkload model over the test's staging table, a seed, and the docs' profile."""
+    """A dbt project of one sparkload model over the test's staging table, a seed, a snapshot of the seed and
+    the docs' profile with two threads (the seed and the model run side by side in `dbt build`)."""
     (path / "models").mkdir(parents=True)
     (path / "seeds").mkdir()
-    (path / "dbt_project.yml").write_text(textwrap.dedent("""\
+    (path / "snapshots").mkdir()
+    table_format = os.environ["SPARKLOAD_TABLE_FORMAT"]  # dbt-spark's snapshots need the format named
+    (path / "dbt_project.yml").write_text(textwrap.dedent(f"""\
         name: shop
         profile: shop
         config-version: 2
-        seeds: {shop: {+column_types: {id: int, note: string}}}
+        seeds: {{shop: {{+column_types: {{id: int, note: string}}}}}}
+        snapshots: {{shop: {{+file_format: {table_format}}}}}
         """))
     (path / "models" / "customers.sql").write_text(
         "{{ config(materialized='sparkload', write_disposition='merge', strategy='upsert', primary_key='id') }}\n"
@@ -93,45 +75,52 @@ def _project(path: Path, names, port: int) -> Path:
         "models": [{"name": "customers", "columns": [{"name": "id", "data_tests": ["unique", "not_null"]}]}],
     }))
     (path / "seeds" / "notes.csv").write_text(SEED_CSV)
+    (path / "snapshots" / "notes_history.sql").write_text(
+        "{% snapshot notes_history %}\n"
+        "{{ config(target_schema=target.schema, unique_key='id', strategy='check', check_cols='all') }}\n"
+        "select * from {{ ref('notes') }}\n{% endsnapshot %}\n")
     profile = yaml.safe_load(readme_block(SECTION, "# profiles.yml (connect)"))
-    profile["shop"]["outputs"]["connect"].update(port=port, schema=names.target)
+    profile["shop"]["outputs"]["connect"].update(port=port, schema=names.target, threads=2)
     (path / "profiles.yml").write_text(yaml.safe_dump(profile))
     return path
 
 
-def _dbt(project: Path, *args: str, expect_success: bool = True) -> dict:
+def _dbt(project: Path, *args: str, expect_success: bool = True, env: Optional[dict] = None) -> dict:
     """`dbt <args>` in a new process that cannot start a JVM (JAVA_HOME points nowhere)."""
-    env = {**os.environ, "JAVA_HOME": str(project / "no-java"), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = {**os.environ, **(env or {}), "JAVA_HOME": str(project / "no-java"), "PYTHONPATH": str(REPO)}
     env.pop("DBT_TARGET_PATH", None)  # an xdist worker's (tests/conftest.py): this project writes its own target/
     cli = [*args, "--project-dir", str(project), "--profiles-dir", str(project)]
     done = subprocess.run([sys.executable, "-c", PROBE, *cli], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["success"] is expect_success, done.stdout[-4000:]
-    assert not found["jvm"] and found["connect_client"], found  # statements went over Spark Connect, no JVM here
+    assert not found["jvm"] and (found["connect_client"] or args[0] == "deps"), found  # over Spark Connect, no JVM
     found["output"] = done.stdout
     return found
 
 
-def test_dbt_over_connect__merges_loads_seeds_tests_shows_and_documents_without_a_jvm(
+@pytest.mark.each_format  # the server's catalog and table format differ per format
+def test_dbt_over_connect__debugs_merges_builds_snapshots_shows_and_documents_without_a_jvm(
         spark, lakehouse, names, connect_server, tmp_path):
     project = _project(tmp_path / "shop", names, connect_server.port)
     pipeline = _pipeline(lakehouse, names)
     final = f"select * from `{names.target}`.customers order by id"
+    debugged = _dbt(project, "debug")
+    assert "All checks passed!" in debugged["output"], debugged["output"][-3000:]
 
     # load 1 builds the table, load 2 is merged into it, both on the server
     _run(pipeline, LOAD_1)
     _dbt(project, "run")
     _run(pipeline, LOAD_2)
-    _dbt(project, "run")
+    # build, on two threads: the seed and the model side by side, then the model's tests and the seed's snapshot
+    built = _dbt(project, "build")
+    assert "PASS=5 WARN=0 ERROR=0 SKIP=0" in built["output"], built["output"][-3000:]
     assert rows(spark, final) == UPSERTED
-
-    _dbt(project, "seed")
     seeded = spark.sql(f"select id, note from `{names.target}`.notes order by id").collect()
     assert [tuple(r) for r in seeded] == SEED_ROWS
+    history = spark.sql(f"select id, note, dbt_valid_to from `{names.target}`.notes_history order by id").collect()
+    assert [tuple(r) for r in history] == [(*row, None) for row in SEED_ROWS]
 
-    tested = _dbt(project, "test")
-    assert "PASS=2 WARN=0 ERROR=0" in tested["output"], tested["output"][-3000:]
     shown = _dbt(project, "show", "--inline", "select id, name from {{ ref('customers') }} order by id")
     assert shown["shown"] == [["1", "Ann"], ["2", "Bobby"], ["3", "Cid"]]
     _dbt(project, "docs", "generate")
@@ -140,6 +129,28 @@ def test_dbt_over_connect__merges_loads_seeds_tests_shows_and_documents_without_
     assert set(documented["customers"]) >= {"id", "name", "address__city", "_dlt_load_id"}
 
 
+def test_the_package_alone__on_dbt_spark_session_with_spark_remote__merges_loads_without_a_jvm(
+        spark, lakehouse, names, connect_server, tmp_path):
+    """dbt-spark's `method: session` takes pyspark's `SparkSession.builder.getOrCreate()`, which pyspark 3.5
+    turns into a Spark Connect session when SPARK_REMOTE is set: the package alone (`type: spark`) then runs
+    on the server, as dbt Cloud-like setups of plain dbt-spark do (docs/deployments.md, "Spark Connect").
+    One format: the package alone reads the format off `_dlt_loads` as over thrift, tested on both there."""
+    project = _project(tmp_path / "shop", names, connect_server.port)
+    (project / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(REPO)}]}))
+    session = yaml.safe_load(readme_block(SECTION, "# profiles.yml (dbt-spark, method: session)"))
+    session["shop"]["outputs"]["remote"].update(schema=names.target)
+    (project / "profiles.yml").write_text(yaml.safe_dump(session))
+    remote = {"SPARK_REMOTE": f"sc://127.0.0.1:{connect_server.port}"}
+    pipeline = _pipeline(lakehouse, names)
+
+    _dbt(project, "deps", env=remote)
+    _run(pipeline, LOAD_1)
+    _run(pipeline, LOAD_2)
+    _dbt(project, "run", env=remote)  # both loads, in their order
+    assert rows(spark, f"select * from `{names.target}`.customers order by id") == UPSERTED
+
+
+@pytest.mark.each_format
 def test_dbt_over_connect__server_killed_mid_run_fails_naming_it_and_the_rerun_is_correct(
         spark, lakehouse, names, tmp_path, watchdog):
     port = free_port()
@@ -167,8 +178,7 @@ def test_dbt_over_connect__server_killed_mid_run_fails_naming_it_and_the_rerun_i
         _dbt(project, "run")
         assert rows(spark, f"select * from `{names.target}`.customers order by id") == UPSERTED
     finally:
-        assert again.command.interrupt() == 0
-        assert again.command.leftovers([port]) == []
+        again.stop()
     assert not port_open("127.0.0.1", port)
 
 
