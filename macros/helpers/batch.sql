@@ -155,10 +155,11 @@
   {%- set batch = sl.sparkload_model_batch_sql -%}
   {%- set stats = sl.fetch_sparkload_batch_stats -%}
   {%- set whole = batch(model_sql, load_ids, cfg) -%}
-  {%- set per_load = cfg.strategy == 'scd2' and load_ids | length > 1 -%}
+  {%- set grouping = sl.sparkload_strategy_spec(cfg).grouping -%}
+  {%- set per_load = grouping == 'per_load' and load_ids | length > 1 -%}
   {%- set all = stats(whole, cfg.prune_keys, cfg.prune_keys_repeat, per_load=per_load, deleted=deleted) -%}
   {%- set with_rows = all.loads.keys() | sort -%}
-  {%- if cfg.strategy == 'scd2' -%}
+  {%- if grouping == 'per_load' -%}
     {#- boundary_column: loads in the order of their snapshots' dates (snapshot.sql); those without rows first -#}
     {%- set boundaries = sl.fetch_sparkload_snapshot_boundaries(this, model_sql, pending, cfg, with_rows) if cfg.boundary_column else {} -%}
     {%- set ordered = [] -%}
@@ -171,7 +172,7 @@
                             'boundary': boundaries.get(id)}) -%}
     {%- endfor -%}
     {{ return(groups) }}
-  {%- elif cfg.write_disposition == 'replace' and (cfg.root is none or cfg.load_tables is not none) -%}
+  {%- elif grouping == 'newest_load' and (cfg.root is none or cfg.load_tables is not none) -%}
     {%- set taken = (with_rows + pending.covered) | unique | sort -%}
     {{ return([{'load_ids': load_ids, 'sql': batch(model_sql, taken[-1:], cfg) if taken else none, 'stats': all,
                 'rows': all.loads.get(taken[-1], 0) if taken else 0}]) }}

@@ -14,13 +14,14 @@
 {% macro default___sparkload_validate_sequence(target, cfg) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set fail = sl._sparkload_fail -%}
-  {%- if cfg.root is not none or cfg.strategy == 'scd2' -%}{{ return(none) }}{%- endif -%}
+  {%- set spec = sl.sparkload_strategy_spec(cfg) -%}
+  {%- if cfg.root is not none or spec.bitemporal -%}{{ return(none) }}{%- endif -%}  {#- bitemporal.sql checks its own -#}
   {%- set what = 'strategy=' ~ cfg.strategy if cfg.strategy else 'write_disposition=' ~ cfg.write_disposition -%}
-  {%- if cfg.sequence_by and cfg.strategy not in ['upsert', 'delete-insert'] -%}
+  {%- if cfg.sequence_by and not spec.sequence_by -%}
     {{ fail(target, 'sequence_by applies to strategy=upsert, delete-insert and scd2 of write_disposition=merge, not ' ~ what ~ '.') }}
   {%- elif cfg.sequence_by and not cfg.primary_key -%}
     {{ fail(target, 'sequence_by orders the versions of one primary key: strategy=' ~ cfg.strategy ~ ' with sequence_by needs primary_key.') }}
-  {%- elif cfg.sequence_by and cfg.strategy == 'delete-insert' and cfg.merge_key -%}
+  {%- elif cfg.sequence_by and cfg.merge_key and 'merge_key' not in spec.ignores -%}  {#- a merge_key the strategy replaces rows by -#}
     {{ fail(target, 'sequence_by with merge_key=' ~ cfg.merge_key | join(', ') ~ ' is not defined: a load replaces every row of a merge key, and those rows have no single sequence. Use primary_key alone, or drop sequence_by.') }}
   {%- elif cfg.sequence_by and cfg.deduplicated -%}
     {{ fail(target, 'sequence_by with deduplicated=true is not defined: deduplicated inserts every row of a key, sequence_by keeps its newest. Drop one of them.') }}

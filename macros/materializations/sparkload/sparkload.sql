@@ -24,7 +24,7 @@
   {%- if full_refresh -%}
     {%- do sl.validate_sparkload_full_refresh(target, cfg) -%}  {#- helpers/full_refresh.sql: expired loads refuse -#}
     {%- do sl.run_sparkload_forget_loads(ledger, target) -%}
-    {%- if cfg.sequence_by and cfg.hard_delete and cfg.strategy in ['upsert', 'delete-insert'] -%}{%- do sl.run_sparkload_forget_tombstones(target) -%}{%- endif -%}
+    {%- if cfg.tombstones -%}{%- do sl.run_sparkload_forget_tombstones(target) -%}{%- endif -%}
     {%- if existing is not none -%}{%- do adapter.drop_relation(existing) -%}{%- endif -%}
     {%- set existing = none -%}
   {%- endif -%}
@@ -47,8 +47,7 @@
   {%- set columns = described.batch -%}
   {%- do sl.validate_sparkload_columns(target, cfg, columns, pending) -%}
   {%- do sl._sparkload_validate_sequence_columns(target, cfg, columns, pending) -%}
-  {%- set tombstones = cfg.sequence_by and cfg.hard_delete and cfg.strategy in ['upsert', 'delete-insert'] -%}
-  {%- set groups = sl.sparkload_apply_groups(sql, pending, cfg, sl.get_sparkload_deleted_sql(cfg, columns, '`__sparkload_batch`') if tombstones else none) -%}
+  {%- set groups = sl.sparkload_apply_groups(sql, pending, cfg, sl.get_sparkload_deleted_sql(cfg, columns, '`__sparkload_batch`') if cfg.tombstones else none) -%}
   {#- a new table is created by its first strategy statement (CREATE OR REPLACE ... AS SELECT), so a
       failing first statement leaves no table behind; empty only when no statement will run -#}
   {%- set writes = namespace(any=false) -%}
@@ -97,10 +96,10 @@
   {%- if args.batch_sql is not none -%}
     {%- if cfg.children and cfg.removes_rows -%}
       {%- do sl.run_sparkload_record_removed_roots(args) -%}
-    {%- elif cfg.children and cfg.root is none and cfg.strategy == 'scd2' and not cfg.row_version_column_name -%}
+    {%- elif cfg.children and cfg.rewrites_ids -%}
       {%- do sl.run_sparkload_record_scd2_ids(args) -%}
     {%- endif -%}
-    {%- if cfg.sequence_by and cfg.hard_delete and cfg.strategy in ['upsert', 'delete-insert'] -%}
+    {%- if cfg.tombstones -%}
       {%- do sl.run_sparkload_record_tombstones(args) -%}
     {%- endif -%}
     {%- set sql = sl.get_sparkload_strategy_sql(args) -%}
@@ -192,7 +191,7 @@
     {{ return({'text': staged ~ ' staged row' ~ ('s' if staged != 1 else '') ~ ' (rows changed not counted: copy-on-write)', 'affected': -1}) }}
   {%- endif -%}
   {%- set parts = [] -%}
-  {%- for count, word in [(n.inserted, 'inserted'), (n.updated, 'retired' if cfg.strategy == 'scd2' else 'updated'), (n.deleted, 'deleted')] if count -%}
+  {%- for count, word in [(n.inserted, 'inserted'), (n.updated, 'retired' if sl.sparkload_strategy_spec(cfg).versions else 'updated'), (n.deleted, 'deleted')] if count -%}
     {%- do parts.append(count ~ ' ' ~ word) -%}
   {%- endfor -%}
   {%- set affected = n.inserted + n.updated + n.deleted -%}
