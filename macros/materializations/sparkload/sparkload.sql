@@ -2,7 +2,7 @@
     with dlt's write dispositions (flow.md beside this file). It validates the config, finds the loads
     with status load_status_in this table has not applied (a child model: those its root applied),
     validates the batch, evolves an existing table, then applies the loads in groups: one atomic
-    statement per group (strategies/<name>.sql), each followed by its ledger entry; finally it advances
+    statement per group (strategies/<name>/<name>.sql), each followed by its ledger entry; finally it advances
     the loads' status once every model of the stage applied them. -#}
 
 {% materialization sparkload, adapter='spark', supported_languages=['sql'] -%}
@@ -113,7 +113,7 @@
 {%- endmacro %}
 
 {#- The strategy's statement, looked up by the name validate_sparkload_config chose (cfg.strategy_macro:
-    get_sparkload_<strategy>_sql, one file per strategy under strategies/); every strategy takes the
+    get_sparkload_<strategy>_sql, one folder per strategy under strategies/); every strategy takes the
     per-statement arguments of sparkload_strategy_args. -#}
 {% macro get_sparkload_strategy_sql(args) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}

@@ -18,7 +18,7 @@
   {%- if disposition not in dispositions -%}
     {{ sl._sparkload_fail(target, 'write_disposition=' ~ disposition ~ ' is not valid; expected one of ' ~ dispositions | join(', ') ~ '.') }}
   {%- endif -%}
-  {#- a child model has no strategy of its own: it follows its root (strategies/child.sql) -#}
+  {#- a child model has no strategy of its own: it follows its root (strategies/child/child.sql) -#}
   {%- set strategy = (owner.get('strategy') or vocabulary.default_merge_strategy) if disposition == 'merge' and root is none else none -%}
   {%- if strategy is not none and strategy not in strategies -%}
     {{ sl._sparkload_fail(target, 'strategy=' ~ strategy ~ ' is not valid for write_disposition=merge; expected one of ' ~ strategies | join(', ') ~ '.') }}
@@ -49,7 +49,7 @@
   {%- set spec = sl.sparkload_strategy_spec(given) -%}
   {%- set ignored = sl._sparkload_validate_options(target, given) -%}
   {#- beyond dlt (docs/beyond-dlt.md): sequence_by for upsert and delete-insert (helpers/sequence.sql),
-      for scd2 (helpers/bitemporal.sql), boundary_column (helpers/snapshot.sql) -#}
+      for scd2 (strategies/scd2/bitemporal.sql), boundary_column (strategies/scd2/snapshot.sql) -#}
   {%- do sl._sparkload_validate_sequence(target, given) -%}
   {%- do sl._sparkload_validate_bitemporal(target, given) -%}
   {%- do sl._sparkload_validate_snapshot(target, given) -%}
