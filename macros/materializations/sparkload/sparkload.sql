@@ -9,7 +9,8 @@
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set target = this.incorporate(type='table') -%}
   {%- do sl.validate_sparkload_dbt_configs(target) -%}
-  {%- set cfg = sl.validate_sparkload_config(target) -%}
+  {%- set cfg = sl.validate_sparkload_config(target, sl.fetch_sparkload_model_facts()) -%}  {#- fetch.sql: what the checks read -#}
+  {%- set cfg = sl.fetch_sparkload_config_family(cfg) -%}  {#- scd2: the staging tables its version ids derive from -#}
   {%- set existing = load_cached_relation(this) -%}
   {%- set full_refresh = should_full_refresh() or (existing is not none and not existing.is_table) -%}
   {%- set rebuilt = full_refresh and existing is not none -%}  {#- the status line says so, even with no rows -#}
@@ -20,9 +21,9 @@
   {%- if adapter.get_relation(database=none, schema=ledger.schema, identifier=ledger.identifier) is none -%}
     {%- do sl.run_sparkload_create_ledger(ledger, cfg.file_format) -%}
   {%- endif -%}
-  {%- do sl.validate_sparkload_refreshed_staging(target, cfg, existing, full_refresh) -%}  {#- helpers/refreshed.sql -#}
+  {%- do sl.validate_sparkload_refreshed_staging(target, cfg, sl.fetch_sparkload_refreshed_staging(target, cfg, existing, full_refresh)) -%}  {#- helpers/refreshed.sql -#}
   {%- if full_refresh -%}
-    {%- do sl.validate_sparkload_full_refresh(target, cfg) -%}  {#- helpers/full_refresh.sql: expired loads refuse -#}
+    {%- do sl.validate_sparkload_full_refresh(target, cfg, sl.fetch_sparkload_expired_loads(target, cfg)) -%}  {#- helpers/full_refresh.sql: expired loads refuse -#}
     {%- do sl.run_sparkload_forget_loads(ledger, target) -%}
     {%- if cfg.tombstones -%}{%- do sl.run_sparkload_forget_tombstones(target) -%}{%- endif -%}
     {%- if existing is not none -%}{%- do adapter.drop_relation(existing) -%}{%- endif -%}

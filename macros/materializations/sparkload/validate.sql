@@ -1,12 +1,14 @@
 {#- Every check of the sparkload materialization, run before it changes anything. The config checks
     return the normalised config (cfg) the strategies read; the column checks run once the batch's
-    columns are known. Each error names the model and the table, and the column and loads it concerns. -#}
+    columns are known. Each error names the model and the table, and the column and loads it concerns.
+    No check reads a table: what they need is fetched before them (fetch.sql) and passed in. -#}
 
-{% macro validate_sparkload_config(target) -%}
-  {{ return(adapter.dispatch('validate_sparkload_config', 'sparkload')(target)) }}
+{#- `facts`: fetch_sparkload_model_facts (the loads relation, its `_dlt_loads` listing, the file format). -#}
+{% macro validate_sparkload_config(target, facts) -%}
+  {{ return(adapter.dispatch('validate_sparkload_config', 'sparkload')(target, facts)) }}
 {%- endmacro %}
 
-{% macro default__validate_sparkload_config(target) -%}
+{% macro default__validate_sparkload_config(target, facts) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set as_list = sl._sparkload_as_list -%}
   {%- set vocabulary = sl.sparkload_contract() -%}
@@ -25,14 +27,13 @@
   {%- elif strategy is none and config.get('strategy') -%}
     {{ sl._sparkload_fail(target, 'strategy=' ~ config.get('strategy') ~ ' applies only to write_disposition=merge, not ' ~ disposition ~ '.') }}
   {%- endif -%}
-  {%- set loads = sl.sparkload_loads_relation(model) -%}
-  {%- set loads_table = sl.fetch_sparkload_loads_table(loads, false) if loads is not none else none -%}
+  {%- set loads, loads_table = facts.loads, facts.loads_table -%}
   {%- if loads is none -%}
     {{ sl._sparkload_fail(target, 'cannot tell where `' ~ vocabulary.tables.loads ~ '` is: the model selects from no dbt source. Set config loads_dataset=\'<schema of the staging tables>\'.') }}
   {%- elif not loads_table.exists -%}
     {{ sl._sparkload_fail(target, 'the loads table ' ~ loads ~ ' does not exist; run the extractor first, or set loads_dataset.') }}
   {%- endif -%}
-  {%- set file_format = config.get('file_format') or sl.sparkload_default_file_format(loads, loads_table) -%}
+  {%- set file_format = facts.file_format -%}
   {%- set given = {
       'write_disposition': disposition, 'strategy': strategy, 'root': root,
       'primary_key': as_list(config.get('primary_key')), 'merge_key': as_list(config.get('merge_key')),
@@ -71,8 +72,9 @@
       removes_rows=root is none and sl.sparkload_removes_rows(disposition, strategy, keys.primary_key + keys.merge_key),
       rewrites_ids=versions_by_content, tombstones=true if spec.tombstones and given.sequence_by and given.hard_delete else false,
       maintenance=sl.validate_sparkload_maintenance(config.get('maintenance'), 'sparkload model ' ~ model.name ~ ' (table ' ~ target ~ ')'),
-      family=sl.fetch_sparkload_family(root.node if root is not none else model)
-             if versions_by_content or (root is not none and root.rewrites_ids) else none,
+      family=none, family_node=(root.node if root is not none else model)
+                               if versions_by_content or (root is not none and root.rewrites_ids) else none,
+      staging_refreshed=loads_table.refreshed,
       strategy_macro='get_sparkload_' ~ name | replace('-', '_') ~ '_sql',
       prune_keys=prune.keys, prune_keys_repeat=spec.prune_keys_repeat and keys.merge_key | length > 0,
       active_literal=sl.sparkload_typed_literal(given.active_record_timestamp, 'timestamp') if given.active_record_timestamp else 'cast(null as timestamp)',
@@ -217,30 +219,6 @@
   {%- endfor -%}
 {%- endmacro %}
 
-{#- Upsert and insert-only keep one row per key, so a key twice in one load needs dedup_sort to pick a
-    row. The check runs inside the statement (dedup.sql), on the window that deduplicates anyway: an SQL
-    expression that raises this message, naming the key and the load, and fails the statement. -#}
-{% macro get_sparkload_duplicate_key_error_sql(cfg, pipelines) -%}
-  {{ return(adapter.dispatch('get_sparkload_duplicate_key_error_sql', 'sparkload')(cfg, pipelines)) }}
-{%- endmacro %}
-
-{% macro default__get_sparkload_duplicate_key_error_sql(cfg, pipelines) -%}
-  {%- set sl = sparkload if sparkload is defined else context -%}
-  {%- if not sl.sparkload_strategy_spec(cfg).one_row_per_key or cfg.dedup_sort -%}{{ return(none) }}{%- endif -%}
-  {%- set q = sl.sparkload_literal -%}
-  {%- set shown = [] -%}
-  {%- for k in cfg.primary_key -%}
-    {%- do shown.append('concat(' ~ q(k ~ '=') ~ ', coalesce(cast(' ~ sl.sparkload_ident(k) ~ ' as string), \'NULL\'))') -%}
-  {%- endfor -%}
-  {%- set prefix -%}
-    sparkload model {{ model.name }} (table {{ this }}): strategy={{ cfg.strategy }} needs one row per primary_key ({{ cfg.primary_key | join(', ') }}) in each load, but
-  {%- endset -%}
-  {%- set suffix = '. Set dedup_sort to choose a row, or use strategy=delete-insert. The table is unchanged. ' -%}
-  {{ return('raise_error(concat(' ~ q(prefix ~ ' ') ~ ', concat_ws(\', \', ' ~ shown | join(', ') ~ '), '
-      ~ q(' occurs more than once in load ') ~ ', `_dlt_load_id`, ' ~ q(suffix) ~ ', '
-      ~ sl.sparkload_abort_hint(cfg, pipelines, '`_dlt_load_id`', as_sql=true) ~ '))') }}
-{%- endmacro %}
-
 {#- The config keys of a sparkload model, besides dbt's own (ModelConfig of dbt-core 1.11) and dbt-spark's. -#}
 {% macro sparkload_config_keys() -%}
   {{ return(adapter.dispatch('sparkload_config_keys', 'sparkload')()) }}
@@ -289,63 +267,6 @@
     {{ return(what ~ ' ' ~ m.group(group) ~ ' is out of range') }}
   {%- endfor -%}
   {{ return('') }}
-{%- endmacro %}
-
-{#- How to get past a load a model refuses for its data: skip it for this model only (helpers/skip.sql:
-    recorded in its ledger; a child model names its root), or abort it, so every model skips it (the hint
-    says so: an abort is not this model's alone). A config mistake never gets it: its fix is in the model.
-    `load_ids` is a list of ids, or with `as_sql` an SQL expression of one id; the pipeline is the loads'
-    schema_name (`pipelines`: {load_id: schema_name} of the pending loads). -#}
-{% macro sparkload_abort_hint(cfg, pipelines, load_ids, as_sql=false) -%}
-  {{ return(adapter.dispatch('sparkload_abort_hint', 'sparkload')(cfg, pipelines, load_ids, as_sql)) }}
-{%- endmacro %}
-
-{% macro default__sparkload_abort_hint(cfg, pipelines, load_ids, as_sql=false) -%}
-  {%- set sl = sparkload if sparkload is defined else context -%}
-  {%- set pipeline = (pipelines.values() | select | list)[:1] | join or '<pipeline>' -%}
-  {%- set name = cfg.root.name if cfg.root is not none else model.name -%}
-  {%- set skip = 'To skip the load for this model only (recorded in its ledger; every other model still applies it): dbt run --select '
-        ~ name ~ ' --vars "{sparkload_skip_loads: {' ~ name ~ ': [\'' -%}
-  {%- set abort = '\']}}". To skip it for every model that reads it instead (--abort affects every consumer of dataset ' ~ cfg.loads.schema
-        ~ ', also models that have not applied it yet): sparkload pipeline loads ' ~ pipeline ~ ' --dataset-name ' ~ cfg.loads.schema ~ ' --abort ' -%}
-  {%- if as_sql -%}
-    {%- set q = sl.sparkload_literal -%}
-    {{ return('concat(' ~ q(skip) ~ ', ' ~ load_ids ~ ', ' ~ q(abort) ~ ', ' ~ load_ids ~ ')') }}
-  {%- endif -%}
-  {{ return(skip ~ load_ids | join("', '") ~ abort ~ load_ids | join(' --abort ')) }}
-{%- endmacro %}
-
-{% macro _sparkload_fail(target, problem) -%}
-  {{ return(adapter.dispatch('_sparkload_fail', 'sparkload')(target, problem)) }}
-{%- endmacro %}
-
-{% macro default___sparkload_fail(target, problem) -%}
-  {%- set sl = sparkload if sparkload is defined else context -%}
-  {%- set msg -%}
-    sparkload model {{ model.name }} (table {{ target }}): {{ problem }} The table is unchanged.
-  {%- endset -%}
-  {%- do sl._sparkload_raise(msg) -%}
-{%- endmacro %}
-
-{#- Stop the run with `msg`. dbt appends its macro stack (`> in macro ... > called by ...`, 6-8 lines) to a
-    compiler error, not to a runtime error: the sparkload adapter raises one (impl.py); on dbt-spark alone
-    (the package) a compiler error is the only error a macro can raise that does not read as a database's. -#}
-{% macro _sparkload_raise(msg) -%}
-  {{ return(adapter.dispatch('_sparkload_raise', 'sparkload')(msg)) }}
-{%- endmacro %}
-
-{% macro default___sparkload_raise(msg) -%}
-  {%- if adapter.raise_sparkload_error is defined -%}{%- do adapter.raise_sparkload_error(msg) -%}{%- endif -%}
-  {{ exceptions.raise_compiler_error(msg) }}
-{%- endmacro %}
-
-{% macro _sparkload_as_list(value) -%}
-  {{ return(adapter.dispatch('_sparkload_as_list', 'sparkload')(value)) }}
-{%- endmacro %}
-
-{% macro default___sparkload_as_list(value) -%}
-  {%- if value is none -%}{{ return([]) }}{%- endif -%}
-  {{ return([value] if value is string else value | list) }}
 {%- endmacro %}
 
 {#- `change_data_feed`: true or false turns Delta's Change Data Feed on or off for the model's table (a
