@@ -1,7 +1,9 @@
 """The vocabulary the extractor and the dbt package share, declared once (as dlt's `common/schema/typing.py`).
 
 What it declares:
-- the write dispositions and merge strategies (`Literal`s; the tuples are derived from them);
+- the write dispositions and merge strategies (`Literal`s; the tuples are derived from them), and what each
+  strategy is (`STRATEGIES`: what it requires, ignores and takes, how it groups loads, what it supports),
+  which the macros read instead of comparing strategy names (tests/unit/test_macro_layout.py checks that);
 - the hints a resource takes (`TableHints`, `ResourceHints`), the hints a column takes (`ColumnHints`)
   and the config keys of a `sparkload` model (`ModelConfig`), as `TypedDict`s whose keys are the lists;
 - the `_dlt_*` columns of staging rows, the scd2 validity columns' default names, the child-table
