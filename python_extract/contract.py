@@ -1,7 +1,9 @@
 """The vocabulary the extractor and the dbt package share, declared once (as dlt's `common/schema/typing.py`).
 
 What it declares:
-- the write dispositions and merge strategies (`Literal`s; the tuples are derived from them);
+- the write dispositions and merge strategies (`Literal`s; the tuples are derived from them), and what each
+  strategy is (`STRATEGIES`: what it requires, ignores and takes, how it groups loads, what it supports),
+  which the macros read instead of comparing strategy names (tests/unit/test_macro_layout.py checks that);
 - the hints a resource takes (`TableHints`, `ResourceHints`), the hints a column takes (`ColumnHints`)
   and the config keys of a `sparkload` model (`ModelConfig`), as `TypedDict`s whose keys are the lists;
 - the `_dlt_*` columns of staging rows, the scd2 validity columns' default names, the child-table
@@ -58,10 +60,6 @@ class WriteDispositionConfig(typing.TypedDict, total=False):
     row_version_column_name: str
 
 
-# the dict form's options, each with the strategy that takes it (as dlt's MERGE_STRATEGY_OPTIONS)
-MERGE_OPTIONS: Dict[str, MergeStrategy] = {
-    "deduplicated": "delete-insert", "validity_column_names": "scd2", "active_record_timestamp": "scd2",
-    "boundary_timestamp": "scd2", "row_version_column_name": "scd2"}
 # options of dlt's strategy dicts that sparkload does not implement: refused by name, never ignored
 DLT_MERGE_OPTIONS_NOT_BUILT: Tuple[str, ...] = ("source_filter", "destination_scope", "skip_unchanged_rows")
 
@@ -145,6 +143,99 @@ class ModelConfig(RootModelConfig, Scd2ModelConfig, total=False):
 ROOT_MODEL_CONFIG_KEYS: Tuple[str, ...] = tuple(RootModelConfig.__annotations__)
 SCD2_MODEL_CONFIG_KEYS: Tuple[str, ...] = tuple(Scd2ModelConfig.__annotations__)
 MODEL_CONFIG_KEYS: Tuple[str, ...] = tuple(ModelConfig.__annotations__)  # the root keys, the scd2 keys, then its own
+
+# -- what each strategy is (as dlt's `resolve_merge_strategy` and MERGE_STRATEGY_OPTIONS): declared once,
+# read by the materialization and its validators (macros/strategies/<name>/ holds each one's statement)
+Grouping = Literal["batch", "per_load", "newest_load"]
+CountsIgnoredRows = Literal["always", "with_sequence_by", "never"]
+
+
+class StrategySpec(typing.TypedDict):
+    """One strategy: a merge strategy, a write disposition that is its own strategy (append, replace), or
+    the statement of a child model (child; child_scd2 under a scd2 root whose version ids derive from content).
+
+    requires: config keys it needs; ignores: keys it ignores as dlt does, each with why (warned, dropped);
+    options: the keys only it takes; prune_keys: the key configs whose values prune the target, first
+    non-empty wins; prune_keys_repeat: a pruning key may occur in many target rows; removes_rows: its
+    statements replace or delete target rows by key, so a root's child models must follow them (replace
+    rebuilds the table whole instead); grouping: one statement for the batch, one per load, or the newest
+    load only; one_row_per_key: a key twice in a load needs dedup_sort; keeps_oldest: the oldest pending
+    row of a key wins; counts_ignored_rows: each staged row changes at most one target row (the status line
+    counts those that changed nothing); versions: the table keeps versions with validity columns (an update
+    retires one); ids_by_content: version ids derive from the rows' content, so child models rewrite their
+    parent ids; dedup_key: the key config dedup_sort orders within; sequence_by, tombstones (sequence_by with
+    hard_delete), children, bitemporal (sequence_by as the time a version became true): what it supports."""
+    disposition: WriteDisposition
+    requires: List[str]
+    ignores: Dict[str, str]
+    options: List[str]
+    prune_keys: List[str]
+    prune_keys_repeat: bool
+    removes_rows: bool
+    grouping: Grouping
+    one_row_per_key: bool
+    keeps_oldest: bool
+    counts_ignored_rows: CountsIgnoredRows
+    versions: bool
+    ids_by_content: bool
+    dedup_key: str
+    sequence_by: bool
+    tombstones: bool
+    children: bool
+    bitemporal: bool
+
+
+def _spec(disposition: WriteDisposition, **over: Any) -> StrategySpec:
+    spec: Dict[str, Any] = dict(
+        disposition=disposition, requires=[], ignores={}, options=[], prune_keys=[], prune_keys_repeat=False,
+        removes_rows=False, grouping="batch", one_row_per_key=False, keeps_oldest=False, counts_ignored_rows="never",
+        versions=False, ids_by_content=False, dedup_key="primary_key", sequence_by=False, tombstones=False,
+        children=True, bitemporal=False)
+    spec.update(over)
+    return typing.cast(StrategySpec, spec)
+
+
+STRATEGIES: Dict[str, StrategySpec] = {
+    "append": _spec("append", counts_ignored_rows="always"),
+    "replace": _spec("replace", grouping="newest_load"),
+    "delete-insert": _spec(
+        "merge", options=["deduplicated"], prune_keys=["merge_key", "primary_key"], prune_keys_repeat=True,
+        removes_rows=True, counts_ignored_rows="with_sequence_by", sequence_by=True, tombstones=True),
+    "upsert": _spec(
+        "merge", requires=["primary_key"], prune_keys=["primary_key"], removes_rows=True, one_row_per_key=True,
+        counts_ignored_rows="always", sequence_by=True, tombstones=True,
+        ignores={"merge_key": "upsert updates by primary_key; use strategy=delete-insert to replace rows by merge_key"}),
+    "scd2": _spec(
+        "merge", options=list(SCD2_MODEL_CONFIG_KEYS), prune_keys=["merge_key", "primary_key"], prune_keys_repeat=True,
+        grouping="per_load", versions=True, ids_by_content=True, dedup_key="merge_key", sequence_by=True, bitemporal=True,
+        ignores={"primary_key": "scd2 tells versions apart by their content; set merge_key to the natural key for "
+                                "incremental extracts"}),
+    "insert-only": _spec(
+        "merge", requires=["primary_key"], prune_keys=["primary_key"], one_row_per_key=True, keeps_oldest=True,
+        counts_ignored_rows="always",
+        ignores={"merge_key": "insert-only skips the records whose primary_key the table has"}),
+    # a child model's statement follows its root's (a child of a replace root takes replace)
+    "child": _spec("merge", children=False),
+    "child_scd2": _spec("merge", children=False),
+}
+# the dict form's options, each with the strategy that takes it (as dlt's MERGE_STRATEGY_OPTIONS)
+MERGE_OPTIONS: Dict[str, MergeStrategy] = {
+    key: strategy for strategy in MERGE_STRATEGIES for key in STRATEGIES[strategy]["options"]
+    if key in WriteDispositionConfig.__annotations__}
+
+
+def strategy_name(disposition: str, strategy: Optional[str], root_rewrites_ids: Optional[bool] = None) -> str:
+    """The STRATEGIES entry of a model: its merge strategy, else its disposition; a child model (whose root's
+    version ids derive from content or not: `root_rewrites_ids`, None for a root model) takes child or
+    child_scd2, except under a replace root. Mirrored by `sparkload_strategy_name` (macros/helpers/strategy_spec.sql).
+
+    >>> strategy_name("merge", "upsert"), strategy_name("append", None), strategy_name("merge", None, True)
+    ('upsert', 'append', 'child_scd2')
+    """
+    if root_rewrites_ids is not None and STRATEGIES.get(disposition, {}).get("grouping") != "newest_load":
+        return "child_scd2" if root_rewrites_ids else "child"
+    return strategy or disposition
+
 
 # -- the `_dlt_*` columns of staging rows
 DLT_PREFIX = "_dlt"
@@ -303,6 +394,7 @@ def vocabulary() -> Dict[str, Any]:
         "root_model_config_keys": list(ROOT_MODEL_CONFIG_KEYS),
         "scd2_model_config_keys": list(SCD2_MODEL_CONFIG_KEYS),
         "model_config_keys": list(MODEL_CONFIG_KEYS),
+        "strategies": {name: _plain(spec) for name, spec in STRATEGIES.items()},
         "dlt_prefix": DLT_PREFIX,
         "columns": {"load_id": LOAD_ID, "id": ID, "parent_id": PARENT_ID, "list_idx": LIST_IDX, "root_id": ROOT_ID},
         "validity_column_names": list(VALIDITY_COLUMN_NAMES),
@@ -315,6 +407,10 @@ def vocabulary() -> Dict[str, Any]:
         "layouts": {table: layout(table) for table in SYSTEM_TABLES},
         "load_status": {"completed": LOAD_STATUS_COMPLETED, "aborted": LOAD_STATUS_ABORTED},
     }
+
+
+def _plain(spec: StrategySpec) -> Dict[str, Any]:
+    return {key: (dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v) for key, v in spec.items()}
 
 
 def as_key_list(keys: Keys) -> List[str]:

@@ -64,6 +64,6 @@
   {%- set error = sl.get_sparkload_duplicate_key_error_sql(cfg, args.pipelines) -%}
   {%- set check = sl.get_sparkload_sequence_check_sql(cfg, args.pipelines) if cfg.sequence_by else none -%}
   {{ return(sl.get_sparkload_dedup_sql(args.batch_sql, sl._sparkload_names(args.columns), cfg.primary_key, cfg.dedup_sort, cfg.merge_key,
-                                    error, cfg.deduplicated, oldest_first=cfg.strategy == 'insert-only',
+                                    error, cfg.deduplicated, oldest_first=sl.sparkload_strategy_spec(cfg).keeps_oldest is sameas true,
                                     sequence_by=cfg.sequence_by, row_check=check)) }}
 {%- endmacro %}

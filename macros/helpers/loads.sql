@@ -231,3 +231,22 @@
       and `applied_at` is not null
   {%- endcall -%}
 {%- endmacro %}
+
+{#- The format when `file_format` is not configured: the embedded lakehouse's (sparkload adapter), else
+    var('sparkload_file_format'), else the format of the `_dlt_loads` table the staging tables share
+    (looked up only then; `loads_table`, what fetch_sparkload_loads_table found, saves listing the schema
+    again), else delta. -#}
+{% macro fetch_sparkload_default_file_format(loads, loads_table=none) -%}
+  {{ return(adapter.dispatch('fetch_sparkload_default_file_format', 'sparkload')(loads, loads_table)) }}
+{%- endmacro %}
+
+{% macro default__fetch_sparkload_default_file_format(loads, loads_table=none) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set embedded = adapter.lakehouse_table_format() if target.type == 'sparkload' else none -%}
+  {%- set chosen = embedded or var('sparkload_file_format', none) -%}
+  {%- if chosen -%}{{ return(chosen) }}{%- endif -%}
+  {%- if loads_table is not none and loads_table.exists -%}
+    {{ return(sl.fetch_sparkload_table_format(loads) or 'delta') }}
+  {%- endif -%}
+  {{ return(sl.fetch_sparkload_loads_table(loads, true).format or 'delta') }}
+{%- endmacro %}

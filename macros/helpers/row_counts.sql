@@ -61,8 +61,9 @@
     (a version is retired by its absence from the batch) and child models (a root's children are
     replaced whole). -#}
 {% macro sparkload_counts_ignored_rows(cfg) -%}
-  {{ return(cfg.root is none and (cfg.write_disposition == 'append' or cfg.strategy in ['upsert', 'insert-only']
-            or (cfg.strategy == 'delete-insert' and cfg.sequence_by | length > 0))) }}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set counts = sl.sparkload_strategy_spec(cfg).counts_ignored_rows -%}
+  {{ return(cfg.root is none and (counts == 'always' or (counts == 'with_sequence_by' and cfg.sequence_by | length > 0))) }}
 {%- endmacro %}
 
 {#- Whether the statement answers its counts as a result (a Delta MERGE), so it is run with fetch_result:

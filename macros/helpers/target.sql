@@ -26,7 +26,8 @@
 
 {% macro default__sparkload_target_columns(columns, cfg) -%}
   {%- set all = columns | list -%}
-  {%- if cfg.strategy == 'scd2' -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- if sl.sparkload_strategy_spec(cfg).versions -%}
     {%- for name in cfg.validity_column_names -%}{%- do all.append({'name': name, 'type': 'timestamp'}) -%}{%- endfor -%}
   {%- endif -%}
   {{ return(all) }}

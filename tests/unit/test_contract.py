@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from dbt_common.clients.jinja import get_dbt_macro_name, get_environment
@@ -239,3 +240,65 @@ def test_resource__apply_hints_refuses_a_hint_the_contract_does_not_name():
     with pytest.raises(ConfigError, match=re.escape("resource items: unknown hint primary_keys (did you mean "
                                                     "'primary_key'?); expected table_name, write_disposition")):
         res.apply_hints(primary_keys="id")
+
+
+# -- the strategy spec: what each strategy is, declared once and read by the macros
+SPEC_MACRO = ROOT / "macros" / "helpers" / "strategy_spec.sql"
+
+
+def render_macro(name: str, *args):
+    """Call macro `name` of contract.sql or strategy_spec.sql, as dbt renders them (`context` holds both)."""
+    ctx = {"return": _raise_return}
+    ctx["context"] = ctx
+    for path in (MACRO, SPEC_MACRO):
+        module = get_environment().from_string(path.read_text()).make_module(vars=ctx)
+        for attr in dir(module):
+            if attr.startswith(get_dbt_macro_name("")):
+                ctx[attr[len(get_dbt_macro_name("")):]] = _returning(getattr(module, attr))
+    return ctx[name](*args)
+
+
+def _returning(macro):
+    def call(*args):
+        try:
+            return macro(*args)
+        except MacroReturn as returned:
+            return returned.value
+    return call
+
+
+def test_strategies__every_strategy_and_own_disposition_has_one_spec_with_every_field():
+    assert set(contract.STRATEGIES) == {*contract.MERGE_STRATEGIES, *(set(contract.WRITE_DISPOSITIONS) - {"merge"}),
+                                        "child", "child_scd2"}
+    for name, spec in contract.STRATEGIES.items():
+        assert set(spec) == set(contract.StrategySpec.__annotations__), name
+        assert set(spec["requires"]) | set(spec["ignores"]) | set(spec["prune_keys"]) <= set(contract.KEY_HINTS), name
+        assert set(spec["options"]) <= set(contract.MODEL_CONFIG_KEYS), name
+        assert spec["grouping"] in get_args(contract.Grouping) and spec["dedup_key"] in contract.KEY_HINTS, name
+        assert not (spec["tombstones"] or spec["bitemporal"]) or spec["sequence_by"], name
+    assert contract.STRATEGIES["scd2"]["options"] == list(contract.SCD2_MODEL_CONFIG_KEYS)
+    assert [n for n in contract.MERGE_STRATEGIES if contract.STRATEGIES[n]["disposition"] == "merge"] == list(contract.MERGE_STRATEGIES)
+
+
+def test_strategies__the_dict_forms_options_derive_from_the_spec():
+    assert contract.MERGE_OPTIONS == {"deduplicated": "delete-insert", "validity_column_names": "scd2",
+                                      "active_record_timestamp": "scd2", "boundary_timestamp": "scd2",
+                                      "row_version_column_name": "scd2"}
+
+
+def test_strategies__a_drifted_spec_is_caught():
+    text = MACRO.read_text()
+    drifted = text.replace("'grouping': 'per_load'", "'grouping': 'batch'")
+    assert drifted != text
+    assert render_contract(drifted)["strategies"] != contract.vocabulary()["strategies"]
+
+
+@pytest.mark.parametrize("disposition", contract.WRITE_DISPOSITIONS)
+@pytest.mark.parametrize("strategy", [None, *contract.MERGE_STRATEGIES])
+@pytest.mark.parametrize("root_rewrites_ids", [None, False, True])
+def test_strategies__both_halves_name_a_models_spec_alike(disposition, strategy, root_rewrites_ids):
+    root = None if root_rewrites_ids is None else {"rewrites_ids": root_rewrites_ids}
+    expected = contract.strategy_name(disposition, strategy, root_rewrites_ids)
+    assert render_macro("sparkload_strategy_name", disposition, strategy, root) == expected
+    cfg = {"write_disposition": disposition, "strategy": strategy, "root": root}
+    assert render_macro("sparkload_strategy_spec", cfg) == contract.vocabulary()["strategies"].get(expected, {})

@@ -2,14 +2,15 @@
     with dlt's write dispositions (flow.md beside this file). It validates the config, finds the loads
     with status load_status_in this table has not applied (a child model: those its root applied),
     validates the batch, evolves an existing table, then applies the loads in groups: one atomic
-    statement per group (strategies/<name>.sql), each followed by its ledger entry; finally it advances
+    statement per group (strategies/<name>/<name>.sql), each followed by its ledger entry; finally it advances
     the loads' status once every model of the stage applied them. -#}
 
 {% materialization sparkload, adapter='spark', supported_languages=['sql'] -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set target = this.incorporate(type='table') -%}
   {%- do sl.validate_sparkload_dbt_configs(target) -%}
-  {%- set cfg = sl.validate_sparkload_config(target) -%}
+  {%- set cfg = sl.validate_sparkload_config(target, sl.fetch_sparkload_model_facts()) -%}  {#- fetch.sql: what the checks read -#}
+  {%- set cfg = sl.fetch_sparkload_config_family(cfg) -%}  {#- scd2: the staging tables its version ids derive from -#}
   {%- set existing = load_cached_relation(this) -%}
   {%- set full_refresh = should_full_refresh() or (existing is not none and not existing.is_table) -%}
   {%- set rebuilt = full_refresh and existing is not none -%}  {#- the status line says so, even with no rows -#}
@@ -20,11 +21,11 @@
   {%- if adapter.get_relation(database=none, schema=ledger.schema, identifier=ledger.identifier) is none -%}
     {%- do sl.run_sparkload_create_ledger(ledger, cfg.file_format) -%}
   {%- endif -%}
-  {%- do sl.validate_sparkload_refreshed_staging(target, cfg, existing, full_refresh) -%}  {#- helpers/refreshed.sql -#}
+  {%- do sl.validate_sparkload_refreshed_staging(target, cfg, sl.fetch_sparkload_refreshed_staging(target, cfg, existing, full_refresh)) -%}  {#- helpers/refreshed.sql -#}
   {%- if full_refresh -%}
-    {%- do sl.validate_sparkload_full_refresh(target, cfg) -%}  {#- helpers/full_refresh.sql: expired loads refuse -#}
+    {%- do sl.validate_sparkload_full_refresh(target, cfg, sl.fetch_sparkload_expired_loads(target, cfg)) -%}  {#- helpers/full_refresh.sql: expired loads refuse -#}
     {%- do sl.run_sparkload_forget_loads(ledger, target) -%}
-    {%- if cfg.sequence_by and cfg.hard_delete and cfg.strategy in ['upsert', 'delete-insert'] -%}{%- do sl.run_sparkload_forget_tombstones(target) -%}{%- endif -%}
+    {%- if cfg.tombstones -%}{%- do sl.run_sparkload_forget_tombstones(target) -%}{%- endif -%}
     {%- if existing is not none -%}{%- do adapter.drop_relation(existing) -%}{%- endif -%}
     {%- set existing = none -%}
   {%- endif -%}
@@ -47,8 +48,7 @@
   {%- set columns = described.batch -%}
   {%- do sl.validate_sparkload_columns(target, cfg, columns, pending) -%}
   {%- do sl._sparkload_validate_sequence_columns(target, cfg, columns, pending) -%}
-  {%- set tombstones = cfg.sequence_by and cfg.hard_delete and cfg.strategy in ['upsert', 'delete-insert'] -%}
-  {%- set groups = sl.sparkload_apply_groups(sql, pending, cfg, sl.get_sparkload_deleted_sql(cfg, columns, '`__sparkload_batch`') if tombstones else none) -%}
+  {%- set groups = sl.sparkload_apply_groups(sql, pending, cfg, sl.get_sparkload_deleted_sql(cfg, columns, '`__sparkload_batch`') if cfg.tombstones else none) -%}
   {#- a new table is created by its first strategy statement (CREATE OR REPLACE ... AS SELECT), so a
       failing first statement leaves no table behind; empty only when no statement will run -#}
   {%- set writes = namespace(any=false) -%}
@@ -97,10 +97,10 @@
   {%- if args.batch_sql is not none -%}
     {%- if cfg.children and cfg.removes_rows -%}
       {%- do sl.run_sparkload_record_removed_roots(args) -%}
-    {%- elif cfg.children and cfg.root is none and cfg.strategy == 'scd2' and not cfg.row_version_column_name -%}
+    {%- elif cfg.children and cfg.rewrites_ids -%}
       {%- do sl.run_sparkload_record_scd2_ids(args) -%}
     {%- endif -%}
-    {%- if cfg.sequence_by and cfg.hard_delete and cfg.strategy in ['upsert', 'delete-insert'] -%}
+    {%- if cfg.tombstones -%}
       {%- do sl.run_sparkload_record_tombstones(args) -%}
     {%- endif -%}
     {%- set sql = sl.get_sparkload_strategy_sql(args) -%}
@@ -114,7 +114,7 @@
 {%- endmacro %}
 
 {#- The strategy's statement, looked up by the name validate_sparkload_config chose (cfg.strategy_macro:
-    get_sparkload_<strategy>_sql, one file per strategy under strategies/); every strategy takes the
+    get_sparkload_<strategy>_sql, one folder per strategy under strategies/); every strategy takes the
     per-statement arguments of sparkload_strategy_args. -#}
 {% macro get_sparkload_strategy_sql(args) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
@@ -192,7 +192,7 @@
     {{ return({'text': staged ~ ' staged row' ~ ('s' if staged != 1 else '') ~ ' (rows changed not counted: copy-on-write)', 'affected': -1}) }}
   {%- endif -%}
   {%- set parts = [] -%}
-  {%- for count, word in [(n.inserted, 'inserted'), (n.updated, 'retired' if cfg.strategy == 'scd2' else 'updated'), (n.deleted, 'deleted')] if count -%}
+  {%- for count, word in [(n.inserted, 'inserted'), (n.updated, 'retired' if sl.sparkload_strategy_spec(cfg).versions else 'updated'), (n.deleted, 'deleted')] if count -%}
     {%- do parts.append(count ~ ' ' ~ word) -%}
   {%- endfor -%}
   {%- set affected = n.inserted + n.updated + n.deleted -%}

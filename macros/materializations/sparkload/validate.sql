@@ -1,12 +1,14 @@
 {#- Every check of the sparkload materialization, run before it changes anything. The config checks
     return the normalised config (cfg) the strategies read; the column checks run once the batch's
-    columns are known. Each error names the model and the table, and the column and loads it concerns. -#}
+    columns are known. Each error names the model and the table, and the column and loads it concerns.
+    No check reads a table: what they need is fetched before them (fetch.sql) and passed in. -#}
 
-{% macro validate_sparkload_config(target) -%}
-  {{ return(adapter.dispatch('validate_sparkload_config', 'sparkload')(target)) }}
+{#- `facts`: fetch_sparkload_model_facts (the loads relation, its `_dlt_loads` listing, the file format). -#}
+{% macro validate_sparkload_config(target, facts) -%}
+  {{ return(adapter.dispatch('validate_sparkload_config', 'sparkload')(target, facts)) }}
 {%- endmacro %}
 
-{% macro default__validate_sparkload_config(target) -%}
+{% macro default__validate_sparkload_config(target, facts) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set as_list = sl._sparkload_as_list -%}
   {%- set vocabulary = sl.sparkload_contract() -%}
@@ -18,21 +20,20 @@
   {%- if disposition not in dispositions -%}
     {{ sl._sparkload_fail(target, 'write_disposition=' ~ disposition ~ ' is not valid; expected one of ' ~ dispositions | join(', ') ~ '.') }}
   {%- endif -%}
-  {#- a child model has no strategy of its own: it follows its root (strategies/child.sql) -#}
+  {#- a child model has no strategy of its own: it follows its root (strategies/child/child.sql) -#}
   {%- set strategy = (owner.get('strategy') or vocabulary.default_merge_strategy) if disposition == 'merge' and root is none else none -%}
   {%- if strategy is not none and strategy not in strategies -%}
     {{ sl._sparkload_fail(target, 'strategy=' ~ strategy ~ ' is not valid for write_disposition=merge; expected one of ' ~ strategies | join(', ') ~ '.') }}
   {%- elif strategy is none and config.get('strategy') -%}
     {{ sl._sparkload_fail(target, 'strategy=' ~ config.get('strategy') ~ ' applies only to write_disposition=merge, not ' ~ disposition ~ '.') }}
   {%- endif -%}
-  {%- set loads = sl.sparkload_loads_relation(model) -%}
-  {%- set loads_table = sl.fetch_sparkload_loads_table(loads, false) if loads is not none else none -%}
+  {%- set loads, loads_table = facts.loads, facts.loads_table -%}
   {%- if loads is none -%}
     {{ sl._sparkload_fail(target, 'cannot tell where `' ~ vocabulary.tables.loads ~ '` is: the model selects from no dbt source. Set config loads_dataset=\'<schema of the staging tables>\'.') }}
   {%- elif not loads_table.exists -%}
     {{ sl._sparkload_fail(target, 'the loads table ' ~ loads ~ ' does not exist; run the extractor first, or set loads_dataset.') }}
   {%- endif -%}
-  {%- set file_format = config.get('file_format') or sl.sparkload_default_file_format(loads, loads_table) -%}
+  {%- set file_format = facts.file_format -%}
   {%- set given = {
       'write_disposition': disposition, 'strategy': strategy, 'root': root,
       'primary_key': as_list(config.get('primary_key')), 'merge_key': as_list(config.get('merge_key')),
@@ -46,17 +47,20 @@
       'load_status_in': owner.get('load_status_in') or vocabulary.load_status.completed, 'load_status_out': owner.get('load_status_out'),
       'loads': loads, 'file_format': file_format,
   } -%}
+  {%- set spec = sl.sparkload_strategy_spec(given) -%}
   {%- set ignored = sl._sparkload_validate_options(target, given) -%}
   {#- beyond dlt (docs/beyond-dlt.md): sequence_by for upsert and delete-insert (helpers/sequence.sql),
-      for scd2 (helpers/bitemporal.sql), boundary_column (helpers/snapshot.sql) -#}
+      for scd2 (strategies/scd2/bitemporal.sql), boundary_column (strategies/scd2/snapshot.sql) -#}
   {%- do sl._sparkload_validate_sequence(target, given) -%}
   {%- do sl._sparkload_validate_bitemporal(target, given) -%}
   {%- do sl._sparkload_validate_snapshot(target, given) -%}
   {%- set keys = {'primary_key': [] if 'primary_key' in ignored else given.primary_key,
                   'merge_key': [] if 'merge_key' in ignored else given.merge_key} -%}
   {#- scd2 ids derive from the nested rows too: the staging tables of the records' family (scd2_ids.sql) -#}
-  {%- set versions_by_content = strategy == 'scd2' and not given.row_version_column_name -%}
-  {%- set name = ('child_scd2' if root.rewrites_ids else 'child') if root is not none and disposition != 'replace' else (strategy or disposition) -%}
+  {%- set versions_by_content = root is none and spec.ids_by_content and not given.row_version_column_name -%}
+  {%- set name = sl.sparkload_strategy_name(disposition, strategy, root) -%}
+  {%- set prune = namespace(keys=[]) -%}  {#- the first of the spec's prune key configs that is set -#}
+  {%- for key in spec.prune_keys -%}{%- if not prune.keys -%}{%- set prune.keys = keys[key] -%}{%- endif -%}{%- endfor -%}
   {%- set tblproperties = sl.sparkload_format_tblproperties(file_format) -%}
   {%- do tblproperties.update(config.get('tblproperties') or {}) -%}
   {%- set change_data_feed = sl._sparkload_validate_change_data_feed(target, config.get('change_data_feed'), file_format, tblproperties) -%}
@@ -64,26 +68,30 @@
   {{ return(dict(given,
       load_tables=loads_table.load_tables, staging_table=sl.sparkload_staging_table(model),
       partition_by=as_list(config.get('partition_by')), tblproperties=tblproperties, change_data_feed=change_data_feed,
-      children=sl.sparkload_child_relations(model.name) if root is none else [],
+      children=sl.sparkload_child_relations(model.name) if root is none and spec.children else [],
       removes_rows=root is none and sl.sparkload_removes_rows(disposition, strategy, keys.primary_key + keys.merge_key),
+      rewrites_ids=versions_by_content, tombstones=true if spec.tombstones and given.sequence_by and given.hard_delete else false,
       maintenance=sl.validate_sparkload_maintenance(config.get('maintenance'), 'sparkload model ' ~ model.name ~ ' (table ' ~ target ~ ')'),
-      family=sl.fetch_sparkload_family(root.node if root is not none else model)
-             if versions_by_content or (root is not none and root.rewrites_ids) else none,
+      family=none, family_node=(root.node if root is not none else model)
+                               if versions_by_content or (root is not none and root.rewrites_ids) else none,
+      staging_refreshed=loads_table.refreshed,
       strategy_macro='get_sparkload_' ~ name | replace('-', '_') ~ '_sql',
-      prune_keys=keys.primary_key if strategy in ['upsert', 'insert-only'] else (keys.merge_key or keys.primary_key if strategy else []),
-      prune_keys_repeat=strategy in ['delete-insert', 'scd2'] and keys.merge_key | length > 0,
+      prune_keys=prune.keys, prune_keys_repeat=spec.prune_keys_repeat and keys.merge_key | length > 0,
       active_literal=sl.sparkload_typed_literal(given.active_record_timestamp, 'timestamp') if given.active_record_timestamp else 'cast(null as timestamp)',
       **keys)) }}
 {%- endmacro %}
 
-{#- Whether a root model's statements replace or delete rows (so its child models must follow): a merge
-    by keys that is not scd2 (which only adds versions) nor insert-only (which only adds records). -#}
+{#- Whether a root model's statements replace or delete rows (so its child models must follow): a strategy
+    whose spec removes rows by key (not scd2, which only adds versions, nor insert-only, which only adds
+    records), given keys. -#}
 {% macro sparkload_removes_rows(disposition, strategy, keys) -%}
   {{ return(adapter.dispatch('sparkload_removes_rows', 'sparkload')(disposition, strategy, keys)) }}
 {%- endmacro %}
 
 {% macro default__sparkload_removes_rows(disposition, strategy, keys) -%}
-  {{ return(disposition == 'merge' and strategy in ['delete-insert', 'upsert'] and keys | length > 0) }}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set spec = sl.sparkload_strategy_spec({'write_disposition': disposition, 'strategy': strategy if disposition == 'merge' else none, 'root': none}) -%}
+  {{ return(spec.removes_rows is sameas true and keys | length > 0) }}
 {%- endmacro %}
 
 {#- Option combinations, file format, timestamps and load statuses of the config as given; returns the
@@ -96,23 +104,21 @@
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set fail = sl._sparkload_fail -%}
   {%- set vocabulary = sl.sparkload_contract() -%}
-  {%- for strategy in ['upsert', 'insert-only'] if cfg.strategy == strategy and not cfg.primary_key -%}
-    {{ fail(target, 'strategy=' ~ strategy ~ ' needs primary_key (a column or a list of columns).') }}
+  {%- set spec = sl.sparkload_strategy_spec(cfg) -%}
+  {%- for key in spec.requires if not cfg[key] -%}
+    {{ fail(target, 'strategy=' ~ cfg.strategy ~ ' needs ' ~ key ~ ' (a column or a list of columns).') }}
   {%- endfor -%}
   {#- dlt ignores these keys, so a ported dlt config keeps them: warn, then ignore -#}
   {%- set ignored = [] -%}
-  {%- for strategy, key, why in [('upsert', 'merge_key', 'upsert updates by primary_key; use strategy=delete-insert to replace rows by merge_key'),
-                                 ('insert-only', 'merge_key', 'insert-only skips the records whose primary_key the table has'),
-                                 ('scd2', 'primary_key', 'scd2 tells versions apart by their content; set merge_key to the natural key for incremental extracts')]
-        if cfg.strategy == strategy and cfg[key] -%}
+  {%- for key, why in (spec.ignores or {}).items() if cfg[key] -%}
     {%- do exceptions.warn('sparkload model ' ~ model.name ~ ' (table ' ~ target ~ '): ' ~ key ~ '=' ~ cfg[key] | join(', ')
-        ~ ' is ignored by strategy=' ~ strategy ~ ', as dlt ignores it (' ~ why ~ ').') -%}
+        ~ ' is ignored by strategy=' ~ cfg.strategy ~ ', as dlt ignores it (' ~ why ~ ').') -%}
     {%- do ignored.append(key) -%}
   {%- endfor -%}
-  {%- if config.get('deduplicated') is not none and (cfg.strategy != 'delete-insert' or config.get('deduplicated') not in [true, false]) -%}
-    {{ fail(target, 'deduplicated=' ~ config.get('deduplicated') ~ ' applies only to strategy=delete-insert and is true or false.') }}
+  {%- if config.get('deduplicated') is not none and ('deduplicated' not in spec.options or config.get('deduplicated') not in [true, false]) -%}
+    {{ fail(target, 'deduplicated=' ~ config.get('deduplicated') ~ ' applies only to strategy=' ~ sl._sparkload_strategies_with('options', 'deduplicated') | join(', ') ~ ' and is true or false.') }}
   {%- endif -%}
-  {%- set key_config = 'merge_key' if cfg.strategy == 'scd2' else 'primary_key' -%}
+  {%- set key_config = spec.dedup_key or 'primary_key' -%}
   {%- if cfg.dedup_sort is not none and (cfg.dedup_sort is not mapping or not cfg[key_config]) -%}
     {{ fail(target, 'dedup_sort=' ~ cfg.dedup_sort ~ ' needs ' ~ key_config ~ ' and a mapping of columns to asc or desc, e.g. {\'updated_at\': \'desc\'}.') }}
   {%- endif -%}
@@ -120,8 +126,8 @@
     {{ fail(target, 'dedup_sort column `' ~ col ~ '` has direction ' ~ direction ~ '; expected ' ~ vocabulary.dedup_sort_orders | join(' or ') ~ '.') }}
   {%- endfor -%}
   {%- for key in vocabulary.scd2_model_config_keys -%}
-    {%- if config.get(key) is not none and cfg.strategy != 'scd2' -%}
-      {{ fail(target, key ~ ' applies only to strategy=scd2.') }}
+    {%- if config.get(key) is not none and key not in spec.options -%}
+      {{ fail(target, key ~ ' applies only to strategy=' ~ sl._sparkload_strategies_with('options', key) | join(', ') ~ '.') }}
     {%- endif -%}
   {%- endfor -%}
   {%- if cfg.validity_column_names | length != 2 -%}
@@ -172,9 +178,10 @@
   {%- endfor -%}
   {%- set disposition = node.config.get('write_disposition') or vocabulary.default_write_disposition -%}
   {%- set strategy = node.config.get('strategy') or vocabulary.default_merge_strategy -%}
+  {%- set spec = sl.sparkload_strategy_spec({'write_disposition': disposition, 'strategy': strategy if disposition == 'merge' else none, 'root': none}) -%}
   {%- set keys = sl._sparkload_as_list(node.config.get('primary_key')) + sl._sparkload_as_list(node.config.get('merge_key')) -%}
   {{ return({'node': node, 'name': name, 'relation': sl.sparkload_node_relation(node),
-             'rewrites_ids': disposition == 'merge' and strategy == 'scd2' and not node.config.get('row_version_column_name'),
+             'rewrites_ids': spec.ids_by_content is sameas true and not node.config.get('row_version_column_name'),
              'removes_rows': sl.sparkload_removes_rows(disposition, strategy, keys)}) }}
 {%- endmacro %}
 
@@ -207,33 +214,9 @@
           ~ 'Fix ' ~ key ~ ' in the model\'s config to name one of them, or select `' ~ col ~ '` in the model; the loads stay pending and apply once it is fixed.') }}
     {%- endfor -%}
   {%- endfor -%}
-  {%- for col in cfg.validity_column_names if cfg.strategy == 'scd2' and cfg.root is none and col in names -%}
+  {%- for col in cfg.validity_column_names if sl.sparkload_strategy_spec(cfg).versions and cfg.root is none and col in names -%}
     {{ sl._sparkload_fail(target, 'the model selects a column `' ~ col ~ '`, which is a validity column of strategy=scd2' ~ loads ~ '; rename it, or set validity_column_names.') }}
   {%- endfor -%}
-{%- endmacro %}
-
-{#- Upsert and insert-only keep one row per key, so a key twice in one load needs dedup_sort to pick a
-    row. The check runs inside the statement (dedup.sql), on the window that deduplicates anyway: an SQL
-    expression that raises this message, naming the key and the load, and fails the statement. -#}
-{% macro get_sparkload_duplicate_key_error_sql(cfg, pipelines) -%}
-  {{ return(adapter.dispatch('get_sparkload_duplicate_key_error_sql', 'sparkload')(cfg, pipelines)) }}
-{%- endmacro %}
-
-{% macro default__get_sparkload_duplicate_key_error_sql(cfg, pipelines) -%}
-  {%- set sl = sparkload if sparkload is defined else context -%}
-  {%- if cfg.strategy not in ['upsert', 'insert-only'] or cfg.dedup_sort -%}{{ return(none) }}{%- endif -%}
-  {%- set q = sl.sparkload_literal -%}
-  {%- set shown = [] -%}
-  {%- for k in cfg.primary_key -%}
-    {%- do shown.append('concat(' ~ q(k ~ '=') ~ ', coalesce(cast(' ~ sl.sparkload_ident(k) ~ ' as string), \'NULL\'))') -%}
-  {%- endfor -%}
-  {%- set prefix -%}
-    sparkload model {{ model.name }} (table {{ this }}): strategy={{ cfg.strategy }} needs one row per primary_key ({{ cfg.primary_key | join(', ') }}) in each load, but
-  {%- endset -%}
-  {%- set suffix = '. Set dedup_sort to choose a row, or use strategy=delete-insert. The table is unchanged. ' -%}
-  {{ return('raise_error(concat(' ~ q(prefix ~ ' ') ~ ', concat_ws(\', \', ' ~ shown | join(', ') ~ '), '
-      ~ q(' occurs more than once in load ') ~ ', `_dlt_load_id`, ' ~ q(suffix) ~ ', '
-      ~ sl.sparkload_abort_hint(cfg, pipelines, '`_dlt_load_id`', as_sql=true) ~ '))') }}
 {%- endmacro %}
 
 {#- The config keys of a sparkload model, besides dbt's own (ModelConfig of dbt-core 1.11) and dbt-spark's. -#}
@@ -284,63 +267,6 @@
     {{ return(what ~ ' ' ~ m.group(group) ~ ' is out of range') }}
   {%- endfor -%}
   {{ return('') }}
-{%- endmacro %}
-
-{#- How to get past a load a model refuses for its data: skip it for this model only (helpers/skip.sql:
-    recorded in its ledger; a child model names its root), or abort it, so every model skips it (the hint
-    says so: an abort is not this model's alone). A config mistake never gets it: its fix is in the model.
-    `load_ids` is a list of ids, or with `as_sql` an SQL expression of one id; the pipeline is the loads'
-    schema_name (`pipelines`: {load_id: schema_name} of the pending loads). -#}
-{% macro sparkload_abort_hint(cfg, pipelines, load_ids, as_sql=false) -%}
-  {{ return(adapter.dispatch('sparkload_abort_hint', 'sparkload')(cfg, pipelines, load_ids, as_sql)) }}
-{%- endmacro %}
-
-{% macro default__sparkload_abort_hint(cfg, pipelines, load_ids, as_sql=false) -%}
-  {%- set sl = sparkload if sparkload is defined else context -%}
-  {%- set pipeline = (pipelines.values() | select | list)[:1] | join or '<pipeline>' -%}
-  {%- set name = cfg.root.name if cfg.root is not none else model.name -%}
-  {%- set skip = 'To skip the load for this model only (recorded in its ledger; every other model still applies it): dbt run --select '
-        ~ name ~ ' --vars "{sparkload_skip_loads: {' ~ name ~ ': [\'' -%}
-  {%- set abort = '\']}}". To skip it for every model that reads it instead (--abort affects every consumer of dataset ' ~ cfg.loads.schema
-        ~ ', also models that have not applied it yet): sparkload pipeline loads ' ~ pipeline ~ ' --dataset-name ' ~ cfg.loads.schema ~ ' --abort ' -%}
-  {%- if as_sql -%}
-    {%- set q = sl.sparkload_literal -%}
-    {{ return('concat(' ~ q(skip) ~ ', ' ~ load_ids ~ ', ' ~ q(abort) ~ ', ' ~ load_ids ~ ')') }}
-  {%- endif -%}
-  {{ return(skip ~ load_ids | join("', '") ~ abort ~ load_ids | join(' --abort ')) }}
-{%- endmacro %}
-
-{% macro _sparkload_fail(target, problem) -%}
-  {{ return(adapter.dispatch('_sparkload_fail', 'sparkload')(target, problem)) }}
-{%- endmacro %}
-
-{% macro default___sparkload_fail(target, problem) -%}
-  {%- set sl = sparkload if sparkload is defined else context -%}
-  {%- set msg -%}
-    sparkload model {{ model.name }} (table {{ target }}): {{ problem }} The table is unchanged.
-  {%- endset -%}
-  {%- do sl._sparkload_raise(msg) -%}
-{%- endmacro %}
-
-{#- Stop the run with `msg`. dbt appends its macro stack (`> in macro ... > called by ...`, 6-8 lines) to a
-    compiler error, not to a runtime error: the sparkload adapter raises one (impl.py); on dbt-spark alone
-    (the package) a compiler error is the only error a macro can raise that does not read as a database's. -#}
-{% macro _sparkload_raise(msg) -%}
-  {{ return(adapter.dispatch('_sparkload_raise', 'sparkload')(msg)) }}
-{%- endmacro %}
-
-{% macro default___sparkload_raise(msg) -%}
-  {%- if adapter.raise_sparkload_error is defined -%}{%- do adapter.raise_sparkload_error(msg) -%}{%- endif -%}
-  {{ exceptions.raise_compiler_error(msg) }}
-{%- endmacro %}
-
-{% macro _sparkload_as_list(value) -%}
-  {{ return(adapter.dispatch('_sparkload_as_list', 'sparkload')(value)) }}
-{%- endmacro %}
-
-{% macro default___sparkload_as_list(value) -%}
-  {%- if value is none -%}{{ return([]) }}{%- endif -%}
-  {{ return([value] if value is string else value | list) }}
 {%- endmacro %}
 
 {#- `change_data_feed`: true or false turns Delta's Change Data Feed on or off for the model's table (a

@@ -23,7 +23,7 @@
 {% macro default___sparkload_validate_bitemporal(target, cfg) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set fail = sl._sparkload_fail -%}
-  {%- if cfg.root is not none or cfg.strategy != 'scd2' or not cfg.sequence_by -%}{{ return(none) }}{%- endif -%}
+  {%- if cfg.root is not none or not sl.sparkload_strategy_spec(cfg).bitemporal or not cfg.sequence_by -%}{{ return(none) }}{%- endif -%}
   {%- set given = 'sequence_by=' ~ cfg.sequence_by | join(', ') -%}
   {%- if cfg.sequence_by | length != 1 -%}
     {{ fail(target, given ~ ' names ' ~ cfg.sequence_by | length ~ ' columns; strategy=scd2 takes one date or timestamp column, the time each version became true.') }}
