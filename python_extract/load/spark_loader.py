@@ -33,6 +33,7 @@ from ..hooks import Hooks
 from ..lakehouse import session_format
 from ..lakehouse.abandoned import abandoned_table, clear_abandoned_create
 from ..lakehouse.java_errors import exception_line
+from ..lakehouse.remote import explained, is_remote
 from ..normalize.schema import arrow_of_spark
 from ..packages import LoadPackage, PackageStorage
 from . import threads
@@ -217,7 +218,8 @@ def refuse_unfit_tables(spark, package: LoadPackage) -> None:
 
 
 def _package_rows(spark, package: LoadPackage, table: str):
-    return spark.read.schema(_spark_schema(package, table)).parquet(str(package.table_dir(table)))
+    # an absolute path: a Spark Connect server resolves a relative one against its own working directory
+    return spark.read.schema(_spark_schema(package, table)).parquet(str(package.table_dir(table).resolve()))
 
 
 def _ensure_columns(spark, package: LoadPackage, table: str, name: str, exists: bool, fmt: str) -> None:
@@ -242,13 +244,20 @@ def _partition_columns(package: LoadPackage, table: str) -> List[str]:
 
 
 def _local_warehouse(spark) -> bool:
+    """Whether the (Iceberg) warehouse is on this machine's file system, so the package's files can be registered
+    as they are; never over Spark Connect (the server's file system; and registering calls the JVM here)."""
+    if is_remote(spark):
+        return False
     catalog = spark.conf.get("spark.sql.defaultCatalog", None)
     warehouse = spark.conf.get(f"spark.sql.catalog.{catalog}.warehouse", None) if catalog else None
     return bool(warehouse) and urlparse(warehouse).scheme in ("", "file")
 
 
 def _local_data_dir(spark, name: str) -> Optional[Path]:
-    """The data folder of an Iceberg table when it lives on the local file system, else None."""
+    """The data folder of an Iceberg table when it lives on the local file system, else None (over Spark Connect
+    always: see `_local_warehouse`)."""
+    if is_remote(spark):
+        return None
     rows = spark.sql(f"describe table extended {name}").collect()
     location = urlparse(next((r[1] for r in rows if r[0] == "Location"), "") or "")
     return Path(unquote(location.path)) / "data" if location.path and location.scheme in ("", "file") else None
@@ -407,7 +416,8 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
     except PipelineStepFailed:
         raise
     except Exception as e:  # noqa: BLE001 - rewrapped with the load and table named
-        raise PipelineStepFailed("load", f"{type(e).__name__}: {str(e)[:2000]}", load_id=load_id, table=step) from e
+        why = explained(spark, e, package.root)
+        raise PipelineStepFailed("load", f"{type(why).__name__}: {str(why)[:2000]}", load_id=load_id, table=step) from e
     hooks.emit("load_completed", package=package)
     log.info("load %s complete: %s", load_id, ", ".join(package.tables()) or "state only")
     return storage.complete(package)
