@@ -13,7 +13,7 @@ path both see (a local lakehouse, a shared file system). A server that cannot re
 one line naming the folder (`unreadable_package`).
 
 Errors: `LakehouseConfigError` (a `spark_remote` that is not `sc://host:port[/;key=value...]`, a format
-other than the server's); `ServerUnreachable` (a `LakehouseError`: the server does not answer), one line each.
+other than the server's, `spark_conf` beside it); `ServerUnreachable` (a `LakehouseError`: the server does not answer), one line each.
 """
 from __future__ import annotations
 
@@ -78,6 +78,10 @@ def is_remote(spark) -> bool:
 def remote_session(config):
     """The process's Connect session on `config.spark_remote`, checked to answer and to hold the format asked for."""
     url = config.spark_remote
+    if config.spark_conf:
+        raise LakehouseConfigError(f"spark_conf ({', '.join(sorted(config.spark_conf))}) is for an embedded session; with "
+                                   f"spark_remote={shown(url)} the server's settings apply: set them where it starts "
+                                   "(`sparkload lakehouse serve --connect --conf KEY=VALUE`)")
     with _lock:
         session = _sessions.get(url)
         if session is None:

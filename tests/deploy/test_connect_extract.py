@@ -164,7 +164,7 @@ def test_extractor_over_connect__lands_without_a_jvm_and_a_load_the_killed_serve
     assert "\n" not in failed["error"]
     assert [r["load_id"] for r in rows(spark, loads)] == first  # no half load: dbt sees load 1 only
 
-    # the rerun on a new server lands the pending load once (its rows of the killed attempt replaced)
+    # the rerun on a new server completes the pending load: its `_dlt_loads` row once, its rows once
     again = ConnectServer(lakehouse, port, tmp_path, watchdog)
     try:
         second = _extract(lakehouse, names, port, tmp_path, [])["load_ids"]
@@ -200,6 +200,17 @@ def test_spark_remote__a_connect_url_with_parameters_is_taken_from_the_dlt_files
     (tmp_path / ".dlt" / "config.toml").write_text('[lakehouse]\nspark_remote = "sc://h:15002/;use_ssl=true;token=t"\n')
     monkeypatch.chdir(tmp_path)
     assert LakehouseConfig.from_env({}).spark_remote == "sc://h:15002/;use_ssl=true;token=t"
+
+
+def test_spark_remote__spark_conf_beside_it_is_refused_for_it_is_the_servers(tmp_path):
+    import python_extract as sl
+    from python_extract.errors import LakehouseConfigError
+
+    pipeline = sl.pipeline(pipeline_name="p", home=tmp_path, spark_remote="sc://127.0.0.1:1",
+                           spark_conf={"spark.driver.memory": "4g"})
+    with pytest.raises(LakehouseConfigError, match=r"^spark_conf \(spark.driver.memory\) is for an embedded session; "
+                       r"with spark_remote=sc://127.0.0.1:1 the server's settings apply"):
+        pipeline.spark
 
 
 def test_extractor_over_connect__a_server_not_there_fails_the_run_in_one_line_naming_it(tmp_path):
