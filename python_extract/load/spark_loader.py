@@ -6,7 +6,8 @@ Reads a `LoadPackage`; writes `<dataset>._dlt_version` (when the schema is new),
 (created on first use with the session's table format, new columns added with ALTER TABLE ADD COLUMNS),
 `<dataset>._dlt_pipeline_state` and `<dataset>._dlt_loads`. An Iceberg table in a local warehouse takes
 the package's Parquet files as they are (linked into `<table>/data/load-<load_id>-<attempt>/` and registered with
-Iceberg's `add_files`); other tables get the rows appended by Spark. A table whose landing may have been
+Iceberg's `add_files`); other tables get the rows appended by Spark. Over Spark Connect (`lakehouse/remote.py`: no JVM in
+this process) every table gets its rows by Spark, which the server reads from the package's folder. A table whose landing may have been
 interrupted first loses the rows of this load id, so landing a package twice never duplicates rows.
 Writers of other pipelines may land into the same dataset at the same time: a step that loses a race
 (a commit conflict, a table another writer created first) is retried, which the rules above make safe.

@@ -1,9 +1,9 @@
 """The extractor over Spark Connect (issue 38): docs/deployments.md's "The extractor over Spark Connect" run
 as written (`SPARKLOAD_SPARK_REMOTE=sc://... python extract.py`) in processes that cannot start a JVM
 (JAVA_HOME points nowhere), against a real `sparkload lakehouse serve --connect` over the run's lakehouse:
-a load lands with its `_dlt_loads` row, `dbt run` over `method: connect` merges it; the server SIGKILLed
-while the next load lands leaves that load without its `_dlt_loads` row (invisible to dbt), and the rerun on
-a new server lands it once, which `dbt run` then merges."""
+a load lands with its `_dlt_loads` row; the server SIGKILLed while the next load lands leaves that load
+without its `_dlt_loads` row (invisible to dbt), and the rerun on a new server completes it once; `dbt run`
+over `method: connect` then merges both."""
 from __future__ import annotations
 
 import json
@@ -143,10 +143,9 @@ def test_extractor_over_connect__lands_without_a_jvm_and_a_load_the_killed_serve
     staged = f"select `_dlt_load_id`, count(*) as n from `{names.staging}`.customers group by 1 order by 1"
     server = ConnectServer(lakehouse, port, tmp_path, watchdog)  # `spark` first: this process owns the H2 catalog
 
-    # load 1 lands over the server, and dbt merges it over the server
+    # load 1 lands over the server
     first = _extract(lakehouse, names, port, tmp_path, LOAD_1)["load_ids"]
     assert [r["load_id"] for r in rows(spark, loads)] == first
-    _dbt_run(project)
 
     # load 2: the server is killed once its table landed, before its `_dlt_loads` row
     gate = tmp_path / "gate"
@@ -171,7 +170,7 @@ def test_extractor_over_connect__lands_without_a_jvm_and_a_load_the_killed_serve
         assert len(second) == 1 and second[0] > first[0]
         assert [r["load_id"] for r in rows(spark, loads)] == first + second
         assert rows(spark, staged, drop=()) == [{"_dlt_load_id": first[0], "n": 2}, {"_dlt_load_id": second[0], "n": 2}]
-        _dbt_run(project)
+        _dbt_run(project)  # both loads, merged over the server (one dbt run: each costs seconds)
         assert rows(spark, f"select * from `{names.target}`.customers order by id") == UPSERTED
     finally:
         again.stop()
