@@ -198,7 +198,7 @@ def _named_pipeline(args: argparse.Namespace, read_only: Optional[bool] = None):
                      lock_wait=getattr(args, "lock_wait", None))
     if read_only is None:
         return pipe
-    warm = _warm_session(pipe.lakehouse) if read_only else None
+    warm = _warm_session(pipe.lakehouse) if read_only and not pipe.lakehouse.spark_remote else None  # remote: its server
     if warm is not None:
         pipe._spark = warm  # the pipeline's lazily started session, answered by the warm server instead
         return pipe

@@ -114,6 +114,10 @@ class Pipeline:
 
     @property
     def spark(self):
+        if self._spark is None and self.lakehouse.spark_remote:
+            from .lakehouse.remote import remote_session  # a Spark Connect server's session: no JVM here
+
+            self._spark = remote_session(self.lakehouse)
         if self._spark is None:
             _writable(self.lakehouse.home, "--home (SPARKLOAD_HOME)")
             try:

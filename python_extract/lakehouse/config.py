@@ -19,6 +19,7 @@ first column; `settings.py`), then defaults.
 | s3_region      | SPARKLOAD_S3_REGION      | none (AWS_REGION, else the SDK's default chain)       |
 | s3_path_style  | SPARKLOAD_S3_PATH_STYLE  | false (true for MinIO, moto, most S3-compatible stores) |
 | s3_jars        | SPARKLOAD_S3_JARS        | `auto` (cached by `lakehouse setup --s3`); `none`: the platform's |
+| spark_remote   | SPARKLOAD_SPARK_REMOTE   | none (an embedded session); `sc://host:port`: the extractor's statements go to that Spark Connect server (remote.py) |
 | s3_access_key_id, s3_secret_access_key, s3_session_token | AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN | none (S3A's default chain: environment, instance role) |
 
 Secrets (the three `s3_*` credentials) never appear in `repr`, logs or a process's command line: the
@@ -62,6 +63,7 @@ class LakehouseConfig:
     s3_region: Optional[str] = None
     s3_path_style: bool = False
     s3_jars: str = "auto"
+    spark_remote: Optional[str] = None  # sc://host:port: the extractor's session is on that Connect server (remote.py)
     s3_access_key_id: Optional[str] = field(default=None, repr=False)
     s3_secret_access_key: Optional[str] = field(default=None, repr=False)
     s3_session_token: Optional[str] = field(default=None, repr=False)
@@ -77,6 +79,14 @@ class LakehouseConfig:
             )
         if self.s3_jars not in S3_JARS:
             raise LakehouseConfigError(f"s3_jars={self.s3_jars!r} is not one of {', '.join(S3_JARS)}")
+        if self.spark_remote == "":
+            object.__setattr__(self, "spark_remote", None)
+        if self.spark_remote is not None:
+            from .remote import url_problem
+
+            problem = url_problem(self.spark_remote)
+            if problem:
+                raise LakehouseConfigError(problem)
         if not isinstance(self.s3_path_style, bool):
             object.__setattr__(self, "s3_path_style", _boolean("s3_path_style", self.s3_path_style))
         object.__setattr__(self, "home", Path(self.home).expanduser().resolve())

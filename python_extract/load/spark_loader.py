@@ -6,7 +6,8 @@ Reads a `LoadPackage`; writes `<dataset>._dlt_version` (when the schema is new),
 (created on first use with the session's table format, new columns added with ALTER TABLE ADD COLUMNS),
 `<dataset>._dlt_pipeline_state` and `<dataset>._dlt_loads`. An Iceberg table in a local warehouse takes
 the package's Parquet files as they are (linked into `<table>/data/load-<load_id>-<attempt>/` and registered with
-Iceberg's `add_files`); other tables get the rows appended by Spark. A table whose landing may have been
+Iceberg's `add_files`); other tables get the rows appended by Spark. Over Spark Connect (`lakehouse/remote.py`: no JVM in
+this process) every table gets its rows by Spark, which the server reads from the package's folder. A table whose landing may have been
 interrupted first loses the rows of this load id, so landing a package twice never duplicates rows.
 Writers of other pipelines may land into the same dataset at the same time: a step that loses a race
 (a commit conflict, a table another writer created first) is retried, which the rules above make safe.
@@ -33,6 +34,7 @@ from ..hooks import Hooks
 from ..lakehouse import session_format
 from ..lakehouse.abandoned import abandoned_table, clear_abandoned_create
 from ..lakehouse.java_errors import exception_line
+from ..lakehouse.remote import explained, is_remote
 from ..normalize.schema import arrow_of_spark
 from ..packages import LoadPackage, PackageStorage
 from . import threads
@@ -217,7 +219,8 @@ def refuse_unfit_tables(spark, package: LoadPackage) -> None:
 
 
 def _package_rows(spark, package: LoadPackage, table: str):
-    return spark.read.schema(_spark_schema(package, table)).parquet(str(package.table_dir(table)))
+    # an absolute path: a Spark Connect server resolves a relative one against its own working directory
+    return spark.read.schema(_spark_schema(package, table)).parquet(str(package.table_dir(table).resolve()))
 
 
 def _ensure_columns(spark, package: LoadPackage, table: str, name: str, exists: bool, fmt: str) -> None:
@@ -242,13 +245,20 @@ def _partition_columns(package: LoadPackage, table: str) -> List[str]:
 
 
 def _local_warehouse(spark) -> bool:
+    """Whether the (Iceberg) warehouse is on this machine's file system, so the package's files can be registered
+    as they are; never over Spark Connect (the server's file system; and registering calls the JVM here)."""
+    if is_remote(spark):
+        return False
     catalog = spark.conf.get("spark.sql.defaultCatalog", None)
     warehouse = spark.conf.get(f"spark.sql.catalog.{catalog}.warehouse", None) if catalog else None
     return bool(warehouse) and urlparse(warehouse).scheme in ("", "file")
 
 
 def _local_data_dir(spark, name: str) -> Optional[Path]:
-    """The data folder of an Iceberg table when it lives on the local file system, else None."""
+    """The data folder of an Iceberg table when it lives on the local file system, else None (over Spark Connect
+    always: see `_local_warehouse`)."""
+    if is_remote(spark):
+        return None
     rows = spark.sql(f"describe table extended {name}").collect()
     location = urlparse(next((r[1] for r in rows if r[0] == "Location"), "") or "")
     return Path(unquote(location.path)) / "data" if location.path and location.scheme in ("", "file") else None
@@ -407,7 +417,8 @@ def load_package(spark, storage: PackageStorage, package: LoadPackage, hooks: Op
     except PipelineStepFailed:
         raise
     except Exception as e:  # noqa: BLE001 - rewrapped with the load and table named
-        raise PipelineStepFailed("load", f"{type(e).__name__}: {str(e)[:2000]}", load_id=load_id, table=step) from e
+        why = explained(spark, e, package.root)
+        raise PipelineStepFailed("load", f"{type(why).__name__}: {str(why)[:2000]}", load_id=load_id, table=step) from e
     hooks.emit("load_completed", package=package)
     log.info("load %s complete: %s", load_id, ", ".join(package.tables()) or "state only")
     return storage.complete(package)

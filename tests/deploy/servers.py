@@ -10,6 +10,7 @@ section "Spark Connect": `sparkload lakehouse serve --connect`), for dbt's `meth
 from __future__ import annotations
 
 import os
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +66,11 @@ class ConnectServer:
     def stop(self) -> None:
         """Ctrl-C, as a user stops it: it must exit 0 and leave no process or port behind."""
         assert self.command.interrupt() == 0, "\n".join(self.command.lines[-30:])
+        assert self.command.leftovers([self.port]) == []
+
+    def kill(self) -> None:
+        """SIGKILL to the command's process group: its JVM dies with it, leaving no process or port behind."""
+        os.killpg(self.command.popen.pid, signal.SIGKILL)
         assert self.command.leftovers([self.port]) == []
 
 
