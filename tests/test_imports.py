@@ -18,7 +18,7 @@ from pathlib import Path
 from .conftest import INTEGRATION, REPO
 
 DBT = Path(sys.executable).parent / "dbt"
-ADAPTER_ALONE = {"python_extract", "python_extract.lazy", "python_extract.lakehouse", "python_extract.lakehouse.java_errors"}
+ADAPTER_ALONE = {"python_extract", "python_extract.lazy", "python_extract.connect_client", "python_extract.lakehouse", "python_extract.lakehouse.java_errors"}
 EMBEDDED = ADAPTER_ALONE | {"python_extract.contract", "python_extract.errors", "python_extract.settings", "python_extract.lakehouse.config",
                             "python_extract.lakehouse.jars", "python_extract.lakehouse.session",
                             "python_extract.lakehouse.class_archive"}

@@ -17,22 +17,14 @@ other than the server's, `spark_conf` beside it); `ServerUnreachable` (a `Lakeho
 """
 from __future__ import annotations
 
-import threading
-import urllib.parse
-from typing import Any, Dict, Optional
+from typing import Optional
 
+from .. import connect_client
+from ..connect_client import shown
 from ..errors import LakehouseConfigError, SparkloadError
 
-URL_PARAMETERS = ("token", "use_ssl", "user_id", "user_agent", "session_id")  # pyspark's ChannelBuilder's
-# the client's default (15 retries up to 60 s apart) waits ten minutes for a gone server; a load fails fast
-RETRY_POLICY = {"max_retries": 4, "max_backoff": 2000}
-# gRPC's words for a server that is gone, and Spark's for one shutting down
-UNREACHABLE = ("StatusCode.UNAVAILABLE", "failed to connect to all addresses", "Connection refused", "Socket closed",
-               "Cannot call methods on a stopped SparkContext", "SparkContext was shut down")
 FORMAT_CONF = "spark.sparkload.table_format"
 
-_sessions: Dict[str, Any] = {}
-_lock = threading.Lock()
 
 
 class ServerUnreachable(SparkloadError):
@@ -40,34 +32,12 @@ class ServerUnreachable(SparkloadError):
 
 
 def url_problem(url: str) -> Optional[str]:
-    """What is wrong with a `spark_remote` value, in one line; None when it is a Spark Connect URL.
+    """What is wrong with a `spark_remote` value, in one line; None when it is a Spark Connect URL (a port given).
 
     >>> url_problem("http://h:1")
-    "spark_remote='http://h:1' is not a Spark Connect URL; expected sc://host:port, e.g. sc://127.0.0.1:15002"
+    "spark_remote: 'http://h:1' is not a Spark Connect URL; expected sc://host:port, e.g. sc://127.0.0.1:15002"
     """
-    text = str(url)
-    expected = "expected sc://host:port, e.g. sc://127.0.0.1:15002"
-    if not text.startswith("sc://"):
-        return f"spark_remote={text!r} is not a Spark Connect URL; {expected}"
-    parsed = urllib.parse.urlparse("http" + text[2:])
-    try:
-        port = parsed.port
-    except ValueError:
-        port = None
-    if not parsed.hostname or port is None or parsed.path not in ("", "/") or parsed.query or parsed.fragment:
-        return f"spark_remote={text!r} is not sc://host:port[/;key=value;...]; {expected}"
-    for part in filter(None, parsed.params.split(";")):
-        key, sep, _ = part.partition("=")
-        if not sep or key not in URL_PARAMETERS:
-            return f"spark_remote={text!r}: parameter {part!r} is not one of {', '.join(f'{k}=...' for k in URL_PARAMETERS)}"
-    return None
-
-
-def shown(url: str) -> str:
-    """`url` with its token hidden, for messages and logs."""
-    import re
-
-    return re.sub(r"(token=)[^;]*", r"\1***", url)
+    return connect_client.url_problem(url, "spark_remote")
 
 
 def is_remote(spark) -> bool:
@@ -82,14 +52,7 @@ def remote_session(config):
         raise LakehouseConfigError(f"spark_conf ({', '.join(sorted(config.spark_conf))}) is for an embedded session; with "
                                    f"spark_remote={shown(url)} the server's settings apply: set them where it starts "
                                    "(`sparkload lakehouse serve --connect --conf KEY=VALUE`)")
-    with _lock:
-        session = _sessions.get(url)
-        if session is None:
-            from pyspark.sql.connect.session import SparkSession as RemoteSession
-
-            session = RemoteSession(connection=url)
-            session._client._retry_policy.update(RETRY_POLICY)  # no public setter in pyspark 3.5
-            _sessions[url] = session
+    session = connect_client.session(url)
     try:
         running = session.conf.get(FORMAT_CONF, None)
     except Exception as e:  # noqa: BLE001 - the first request: the server's absence shows here
@@ -102,17 +65,16 @@ def remote_session(config):
 
 def unreachable_or(url: str, error: BaseException) -> BaseException:
     """`ServerUnreachable` naming the server when `error` says it did not answer; else `error`."""
-    text = str(error)
-    if any(mark in text for mark in UNREACHABLE):
-        first = next((line.strip() for line in text.splitlines() if "details" in line), text.splitlines()[0] if text else "")
-        return ServerUnreachable(f"Spark Connect server {shown(url)} does not answer ({first}); check that it runs "
-                                 "(`sparkload lakehouse serve --connect`) and spark_remote (SPARKLOAD_SPARK_REMOTE)")
-    return error
+    why = connect_client.unreachable(error)
+    if why is None:
+        return error
+    return ServerUnreachable(f"Spark Connect server {shown(url)} does not answer ({why}); check that it runs "
+                             "(`sparkload lakehouse serve --connect`) and spark_remote (SPARKLOAD_SPARK_REMOTE)")
 
 
 def server_url(spark) -> str:
     """The URL a session of `remote_session` was made for, its token hidden."""
-    return shown(next((url for url, session in _sessions.items() if session is spark), "sc://(unknown)"))
+    return connect_client.url_of_session(spark) or "sc://(unknown)"
 
 
 def explained(spark, error: BaseException, package_root=None) -> BaseException:

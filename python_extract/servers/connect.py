@@ -26,7 +26,7 @@ from .processes import LOOPBACK, RunDir, SparkProcessError, conf_args, free_port
 from .serve import SparkServer, launch, server_conf
 
 CONNECT_SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
-DEFAULT_PORT = 15002  # Spark Connect's own default
+from ..connect_client import DEFAULT_PORT  # noqa: F401 - the server listens where clients look by default
 
 
 class ConnectServer(SparkServer):

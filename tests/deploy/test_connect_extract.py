@@ -152,11 +152,11 @@ def test_extractor_over_connect__lands_without_a_jvm_and_a_load_the_killed_serve
 
 
 @pytest.mark.parametrize("value, message", [
-    ("http://h:1", "spark_remote='http://h:1' is not a Spark Connect URL; expected sc://host:port"),
-    ("sc://h", "spark_remote='sc://h' is not sc://host:port[/;key=value;...]"),
-    ("sc://h:x", "spark_remote='sc://h:x' is not sc://host:port[/;key=value;...]"),
-    ("sc://h:1/db", "spark_remote='sc://h:1/db' is not sc://host:port[/;key=value;...]"),
-    ("sc://h:1/;tokn=x", "spark_remote='sc://h:1/;tokn=x': parameter 'tokn=x' is not one of token=..."),
+    ("http://h:1", "spark_remote: 'http://h:1' is not a Spark Connect URL; expected sc://host:port"),
+    ("sc://h", "spark_remote: 'sc://h' is not sc://host:port[/;key=value;...]"),
+    ("sc://h:x", "spark_remote: 'sc://h:x' is not sc://host:port[/;key=value;...] (its port is no number)"),
+    ("sc://h:1/db", "spark_remote: 'sc://h:1/db' is not sc://host:port[/;key=value;...]"),
+    ("sc://h:1/;tokn=x", "spark_remote: parameter 'tokn=x' of 'sc://h:1/;tokn=x' is not one of token=..."),
 ])
 def test_spark_remote__a_value_that_is_no_connect_url_is_refused_in_one_line(value, message, tmp_path):
     import python_extract as sl

@@ -3,7 +3,7 @@
 A profile names the server either as `host` (+ `port`, default 15002, `token`, `use_ssl`) or as one
 `url: sc://host:port/;token=...;use_ssl=true`; `profile_problem` refuses a mix of the two, a missing
 server and any key of another method, in one line. The statements run on one remote session per dbt
-process and server (connect_session.py: `remote_session`, built from `pyspark.sql.connect` directly: never the classic
+process and server (python_extract/connect_client.py: `session`, built from `pyspark.sql.connect` directly: never the classic
 `SparkSession.builder`, which would start a JVM, and no process-wide environment variable is set), through
 dbt-spark's session cursor with its `SparkSession.builder.getOrCreate()` swapped for that session.
 Bound parameters (dbt seeds over a server: `%s`, see seeds.py) reach Spark as the statement's positional
@@ -14,24 +14,23 @@ line naming the server (`ServerUnreachable`), rather than after the client's def
 """
 from __future__ import annotations
 
-import re
 import urllib.parse
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from dbt_common.exceptions import DbtRuntimeError
 
+from python_extract.connect_client import DEFAULT_PORT, host_port, shown, url_problem
+
 CONNECT = "connect"
-DEFAULT_PORT = 15002
 SERVER_KEYS = ("host", "port", "token", "use_ssl")
 PROFILE_KEYS = ("method", "schema", "database", "url", *SERVER_KEYS, "server_side_parameters")
-URL_PARAMETERS = ("token", "use_ssl", "user_id", "user_agent", "session_id")  # pyspark's ChannelBuilder's
 
 
 def profile_problem(data: Mapping[str, Any]) -> Optional[str]:
     """What is wrong with a `method: connect` profile's keys (as written), in one line; None when nothing.
 
     >>> profile_problem({"method": "connect", "schema": "a", "url": "sc://h:1", "port": 2})
-    "method: connect takes either url or host/port/token/use_ssl, not both: remove port (the url holds it)"
+    'method: connect takes either url or host/port/token/use_ssl, not both: remove port (the url holds it)'
     """
     unknown = [key for key in data if key not in PROFILE_KEYS]
     if unknown:
@@ -42,31 +41,13 @@ def profile_problem(data: Mapping[str, Any]) -> Optional[str]:
         if both:
             return (f"method: connect takes either url or host/port/token/use_ssl, not both: remove {', '.join(both)} "
                     "(the url holds it)")
-        return _url_problem(data["url"])
+        return url_problem(data["url"], "url", port_required=False)
     if not data.get("host"):
         return "method: connect needs the server: host (and port, default 15002) or url: sc://host:port"
     if data.get("use_ssl") is not None and not isinstance(data["use_ssl"], bool):
         return f"use_ssl: {data['use_ssl']!r} is not a boolean; expected true or false"
     if data.get("token") is not None and data.get("use_ssl") is False:
         return "token is sent over TLS only (pyspark's Connect client): remove use_ssl: false, or the token"
-    return None
-
-
-def _url_problem(url: Any) -> Optional[str]:
-    text = str(url)
-    if not text.startswith("sc://"):
-        return f"url: {text!r} is not a Spark Connect URL; expected sc://host:port, e.g. sc://127.0.0.1:15002"
-    parsed = urllib.parse.urlparse("http" + text[2:])
-    try:
-        parsed.port
-    except ValueError:
-        return f"url: {text!r} has no valid port; expected sc://host:port"
-    if not parsed.hostname or parsed.path not in ("", "/") or parsed.query or parsed.fragment:
-        return f"url: {text!r} is not sc://host:port[/;key=value;...]"
-    for part in filter(None, parsed.params.split(";")):
-        key, sep, _ = part.partition("=")
-        if not sep or key not in URL_PARAMETERS:
-            return (f"url: parameter {part!r} of {text!r} is not one of {', '.join(f'{k}=...' for k in URL_PARAMETERS)}")
     return None
 
 
@@ -77,11 +58,6 @@ def server_url(host: str, port: int, token: Optional[str], use_ssl: bool) -> str
     return f"sc://{host}:{port}" + ("/;" + ";".join(params) if params else "")
 
 
-def shown(url: str) -> str:
-    """`url` with its token hidden, for messages and logs."""
-    return re.sub(r"(token=)[^;]*", r"\1***", url)
-
-
 def from_profile(data: Dict[str, Any]) -> Dict[str, Any]:
     """A `method: connect` profile's keys, checked (`profile_problem`), with `host` and `port` filled in from
     its url, or the default port."""
@@ -89,8 +65,8 @@ def from_profile(data: Dict[str, Any]) -> Dict[str, Any]:
     if problem:
         raise DbtRuntimeError(problem)
     if data.get("url") is not None:
-        parsed = urllib.parse.urlparse("http" + str(data["url"])[2:])
-        return {**data, "host": parsed.hostname, "port": parsed.port or DEFAULT_PORT}
+        host, port = host_port(data["url"])
+        return {**data, "host": host, "port": port}
     return {**data, "port": data.get("port", DEFAULT_PORT)}
 
 

@@ -6,47 +6,26 @@ Errors: `ServerUnreachable` (a DbtRuntimeError) naming the server, one line.
 from __future__ import annotations
 
 import re
-import threading
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, List, Mapping, Optional, Sequence
 
 from dbt.adapters.spark.session import Connection as SessionConnection
 from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkload.connect import shown
+from python_extract import connect_client
+from python_extract.connect_client import shown
 
-# the client's default (15 retries, up to 60 s apart) tolerates a server gone for ten minutes; dbt fails fast
-RETRY_POLICY = {"max_retries": 4, "max_backoff": 2000}
-# gRPC's words for a server that is gone, and Spark's for one shutting down (a stop, or its starter's death,
-# ends the SparkContext while the gRPC service still takes calls)
-UNREACHABLE = ("StatusCode.UNAVAILABLE", "failed to connect to all addresses", "Connection refused", "Socket closed",
-               "Cannot call methods on a stopped SparkContext", "SparkContext was shut down")
 _PLACEHOLDER = re.compile(r"%([s%])")
 
-_sessions: Dict[str, Any] = {}
-_lock = threading.Lock()
 
 
 class ServerUnreachable(DbtRuntimeError):
     """The Spark Connect server did not answer."""
 
 
-def remote_session(url: str):
-    """This process's remote session on `url` (created on first use; no JVM)."""
-    with _lock:
-        session = _sessions.get(url)
-        if session is None:
-            from pyspark.sql.connect.session import SparkSession as RemoteSession
-
-            session = RemoteSession(connection=url)
-            session._client._retry_policy.update(RETRY_POLICY)  # no public setter in pyspark 3.5 (see RETRY_POLICY)
-            _sessions[url] = session
-        return session
-
-
 def open_handle(url: str, server_side_parameters: Mapping[str, str]) -> "ConnectConnectionWrapper":
     """A dbt connection handle on `url`'s session, with the profile's `server_side_parameters` set on it."""
-    session = remote_session(url)
+    session = connect_client.session(url)
     try:
         for key, value in server_side_parameters.items():
             session.conf.set(key, value)
@@ -57,12 +36,11 @@ def open_handle(url: str, server_side_parameters: Mapping[str, str]) -> "Connect
 
 def unreachable_or(url: str, error: Exception) -> Exception:
     """`ServerUnreachable` naming the server when `error` says it did not answer; else `error`."""
-    text = str(error)
-    if any(mark in text for mark in UNREACHABLE):
-        first = next((line.strip() for line in text.splitlines() if "details" in line), text.splitlines()[0] if text else "")
-        return ServerUnreachable(f"Spark Connect server {shown(url)} does not answer ({first.strip()}); check that it "
-                                 "runs (`sparkload lakehouse serve --connect`) and the profile's host/port or url")
-    return error
+    why = connect_client.unreachable(error)
+    if why is None:
+        return error
+    return ServerUnreachable(f"Spark Connect server {shown(url)} does not answer ({why}); check that it "
+                             "runs (`sparkload lakehouse serve --connect`) and the profile's host/port or url")
 
 
 class _Cursor(Cursor):
