@@ -9,6 +9,7 @@ the server's JVM start and the two maintain runs."""
 from __future__ import annotations
 
 import logging
+import time
 import re
 
 import pytest
@@ -64,3 +65,8 @@ def test_small_commands__answer_through_the_warm_server_as_through_a_session(lak
     assert len(cold_said) == len(COMMANDS) and all(line.startswith("started Spark") for line in cold_said), cold_said
     assert len(warm_said) == len(COMMANDS) and all(
         line.startswith(f"answered by the warm server pid {server.pid}") for line in warm_said), warm_said
+    # the server warmed up by itself on its start (servers/warm.py `_warm_up`): the staging datasets with loads
+    log_file, deadline = WarmFiles(lakehouse.home).log, time.monotonic() + 120
+    while not re.search(r"warmed up on [1-9]\d* staging datasets|warm-up skipped", log_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert re.search(r"warmed up on [1-9]\d* staging datasets in [0-9.]+ s", log_file.read_text()), log_file.read_text()[-2000:]
