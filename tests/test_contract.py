@@ -18,7 +18,9 @@ from dbt_common.exceptions.macros import MacroReturn
 from python_extract import contract
 from python_extract.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.fast
+
+ROOT = Path(__file__).resolve().parents[1]
 MACRO = ROOT / "macros" / "helpers" / "contract.sql"
 
 

@@ -1,6 +1,10 @@
 """The extractor's public API is deliberate: this list changes only on purpose (httpx's
 test_exported_members)."""
+import pytest
+
 import python_extract
+
+pytestmark = pytest.mark.fast
 
 
 def test_public_api__exports_exactly_these_names():

@@ -7,7 +7,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from python_extract.sources.airbyte.connector import Connector
+
+pytestmark = pytest.mark.fast
 
 # a stand-in connector: makes a temporary folder with a config in it (never removed), says where, then writes
 # records until its reader goes away (it dies of the broken pipe, as a connector stopped mid-read)

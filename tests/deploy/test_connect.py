@@ -22,8 +22,10 @@ import yaml
 
 from python_extract.servers.processes import free_port, port_open
 
-from ..conftest import rows
-from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
+from ..support.skeleton import LOAD_1, LOAD_2
+from ..support.skeleton import customers_pipeline as _pipeline
+from ..support.skeleton import run_customers as _run
+from ..support.tables import rows
 from .commands import Foreground, readme_block
 from .servers import ConnectServer
 

@@ -19,8 +19,8 @@ import yaml
 from python_extract.lakehouse import LakehouseConfig
 from python_extract.servers.processes import free_port
 
-from ..conftest import rows
-from ..test_skeleton import LOAD_1, LOAD_2
+from ..support.skeleton import LOAD_1, LOAD_2
+from ..support.tables import rows
 from .commands import Foreground, command_line, readme_block
 from .servers import ConnectServer
 

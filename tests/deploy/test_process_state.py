@@ -6,7 +6,11 @@ import os
 import signal
 import subprocess
 
+import pytest
+
 from python_extract.servers.processes import group_has_members, started_at, wait_gone
+
+pytestmark = pytest.mark.fast
 
 
 def test_started_at__a_live_process_has_a_start_a_zombie_and_a_missing_id_have_none():

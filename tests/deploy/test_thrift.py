@@ -7,8 +7,10 @@ import json
 
 import pytest
 
-from ..conftest import rows
-from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
+from ..support.skeleton import LOAD_1, LOAD_2
+from ..support.skeleton import customers_pipeline as _pipeline
+from ..support.skeleton import run_customers as _run
+from ..support.tables import rows
 
 pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
 

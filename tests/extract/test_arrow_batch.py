@@ -10,6 +10,8 @@ import pytest
 from python_extract.normalize import Schema, normalize_item
 from python_extract.normalize.arrow_batch import normalize_batch
 
+pytestmark = pytest.mark.fast
+
 IDS = ("_dlt_id", "_dlt_parent_id", "_dlt_root_id")
 ITEMS = [
     {"id": 1, "Name": "Ann", "at": "2024-01-02T03:04:05Z", "address": {"city": "Oslo", "geo": {"lat": 1.5}},

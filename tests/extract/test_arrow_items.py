@@ -15,6 +15,8 @@ from python_extract.normalize.exceptions import ArrowColumnDoesNotFit
 from python_extract.normalize.schema import Schema
 from python_extract.packages import PackageStorage
 
+pytestmark = pytest.mark.fast
+
 
 def _events(n: int = 3) -> pa.Table:
     rows = [{"Id": i, "repo": {"Name": f"r{i}", "owner": {"id": i * 10}}} for i in range(n)]

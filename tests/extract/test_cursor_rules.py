@@ -15,6 +15,8 @@ from python_extract.extract.incremental import Incremental
 from python_extract.extract.windows import DateWindows
 from python_extract.state import compress, decompress, snapshot
 
+pytestmark = pytest.mark.fast
+
 UTC = dt.timezone.utc
 
 

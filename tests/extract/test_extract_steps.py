@@ -15,6 +15,8 @@ from python_extract.extract.mark import make_hints, with_hints, with_table_name
 from python_extract.extract.resource import Limit
 from python_extract.extract.steps import Cursors, LimitStep, Recorder, unmark
 
+pytestmark = pytest.mark.fast
+
 
 def _bound(**kwargs):
     return sl.incremental("u", **kwargs).bind({}, "r", [])

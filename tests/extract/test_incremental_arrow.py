@@ -15,6 +15,8 @@ import pytest
 from python_extract.extract.incremental import Incremental
 from python_extract.state import decode_value, encode_value
 
+pytestmark = pytest.mark.fast
+
 T0 = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)
 VALUES = {
     "int": lambda i: i, "float": lambda i: i / 2, "timestamp": lambda i: T0 + dt.timedelta(hours=i),

@@ -9,6 +9,8 @@ import pytest
 
 import python_extract as sl
 
+pytestmark = pytest.mark.fast
+
 
 def test_transforms__run_in_the_order_added_on_each_item_of_a_page_and_on_a_single_item():
     res = sl.resource(lambda: iter([[1, 2, 3], 4, [], [5]]), name="n")()

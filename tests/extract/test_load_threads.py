@@ -11,6 +11,8 @@ import pytest
 
 from python_extract.load import threads
 
+pytestmark = pytest.mark.fast
+
 
 def test_at_once__runs_the_calls_together_and_returns_each_result_by_name():
     both = threading.Barrier(2, timeout=30)  # passes only if the two calls run at the same time

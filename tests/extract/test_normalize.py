@@ -1,8 +1,12 @@
 """dlt's relational normalisation, without Spark: nested dicts flatten, lists become child tables."""
 from __future__ import annotations
 
+import pytest
+
 from python_extract.normalize import Schema, normalize_item
 from python_extract.normalize.naming import normalize_identifier
+
+pytestmark = pytest.mark.fast
 
 
 def test_naming__snake_case_like_dlt():

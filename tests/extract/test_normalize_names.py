@@ -1,8 +1,12 @@
 """Fast tier (no JVM): column names of flattened items, and the bound on the memory they take."""
 from __future__ import annotations
 
+import pytest
+
 from python_extract.normalize import relational
 from python_extract.normalize.relational import normalize_item
+
+pytestmark = pytest.mark.fast
 
 
 def test_flattened_names__follow_dlts_snake_case_paths():

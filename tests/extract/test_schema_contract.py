@@ -19,6 +19,8 @@ from python_extract.normalize.schema_contract import expand
 from python_extract.packages import PackageStorage
 from python_extract.state import new_state
 
+pytestmark = pytest.mark.fast
+
 
 class Extraction:
     """One pipeline's schema and state, extracted into load packages under `folder`."""

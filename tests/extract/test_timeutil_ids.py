@@ -19,6 +19,8 @@ from python_extract import timeutil
 from python_extract.extract.incremental import cursor_key
 from python_extract.normalize import coerce, ids
 
+pytestmark = pytest.mark.fast
+
 CASES = json.loads((Path(__file__).parent / "timeutil_cases.json").read_text())
 PACKAGE = Path(timeutil.__file__).parent
 RULES = {

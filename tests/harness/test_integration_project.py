@@ -9,7 +9,11 @@ from pathlib import Path
 
 import yaml
 
-from tests.conftest import INTEGRATION
+import pytest
+
+from tests.support.paths import INTEGRATION
+
+pytestmark = pytest.mark.fast
 
 SCHEMA = "{{ env_var('SPARKLOAD_TARGET_SCHEMA', target.schema) }}"
 STAGING = "{{ env_var('SPARKLOAD_STAGING_DATASET', 'skeleton_raw') }}"

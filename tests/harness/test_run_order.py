@@ -1,4 +1,5 @@
-"""The order a run hands its files to the xdist workers (`tests/conftest.py`): the fast tier first, then the
+"""The order a run hands its files to the xdist workers (`tests/support/run_order.py`): the fast tier (tests marked
+`fast`, wherever their folder) first, then the
 execution tier's groups longest first by their measured seconds, a group's tests kept together and in order."""
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import json
 
 import pytest
 
-from tests import conftest as root
+from tests.support import run_order as root
+
+pytestmark = pytest.mark.fast
 
 
 class Item:
@@ -42,15 +45,16 @@ class Config:
 
 COLLECTED = [
     "tests/adapter/test_basic.py::test_a", "tests/adapter/test_basic.py::test_b",
+    "tests/extract/test_normalize.py::test_names",
     "tests/materialization/test_faults.py::test_kill[x]", "tests/materialization/test_faults.py::test_kill[y]",
     "tests/parity/test_differential.py::test_scenario[one]", "tests/parity/test_generated.py::test_generated[two]",
-    "tests/test_docs.py::test_links",
-    "tests/unit/test_contract.py::test_lists", "tests/unit/test_normalize.py::test_names",
+    "tests/test_contract.py::test_lists", "tests/test_docs.py::test_links",
 ]
+FAST = {"tests/extract/test_normalize.py::test_names", "tests/test_contract.py::test_lists"}  # marked fast
 
 
 def ordered(seconds):
-    items = [Item(nodeid) for nodeid in COLLECTED]
+    items = [Item(nodeid, ["fast"] if nodeid in FAST else []) for nodeid in COLLECTED]
     root.pytest_collection_modifyitems(Config(seconds), items)
     return [item.nodeid for item in items], items
 
@@ -59,7 +63,7 @@ def test_run_order__fast_tier_first_then_longest_groups_first_each_group_togethe
     order, items = ordered({"tests/parity/": 700.0, "tests/materialization/test_faults.py": 150.0,
                             "tests/adapter/test_basic.py": 20.0})
     assert order == [
-        "tests/unit/test_contract.py::test_lists", "tests/unit/test_normalize.py::test_names",
+        "tests/extract/test_normalize.py::test_names", "tests/test_contract.py::test_lists",
         "tests/parity/test_differential.py::test_scenario[one]", "tests/parity/test_generated.py::test_generated[two]",
         "tests/materialization/test_faults.py::test_kill[x]", "tests/materialization/test_faults.py::test_kill[y]",
         "tests/adapter/test_basic.py::test_a", "tests/adapter/test_basic.py::test_b",
@@ -71,12 +75,12 @@ def test_run_order__fast_tier_first_then_longest_groups_first_each_group_togethe
 
 
 def test_run_order__a_run_on_delta_keeps_only_the_tests_marked_each_format_unless_every_test():
-    items = [Item("tests/test_lakehouse.py::test_pin", ["each_format"]), Item("tests/unit/test_contract.py::test_lists"),
+    items = [Item("tests/test_lakehouse.py::test_pin", ["each_format"]), Item("tests/test_contract.py::test_lists", ["fast"]),
              Item("tests/deploy/test_warm.py::test_warm")]
     config = Config(table_format="delta")
     root.pytest_collection_modifyitems(config, items)
     assert [i.nodeid for i in items] == ["tests/test_lakehouse.py::test_pin"]
-    assert [i.nodeid for i in config.deselected] == ["tests/unit/test_contract.py::test_lists", "tests/deploy/test_warm.py::test_warm"]
+    assert [i.nodeid for i in config.deselected] == ["tests/test_contract.py::test_lists", "tests/deploy/test_warm.py::test_warm"]
     every = [Item("tests/test_lakehouse.py::test_pin", ["each_format"]), Item("tests/deploy/test_warm.py::test_warm")]
     root.pytest_collection_modifyitems(Config(table_format="delta", every_test=True), every)
     assert len(every) == 2

@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
+
 from python_extract.lakehouse.abandoned import clear_abandoned_create
+
+pytestmark = pytest.mark.fast
 
 
 NOT_REGISTERED = lambda: False  # noqa: E731

@@ -12,6 +12,8 @@ import pytest
 
 from python_extract.lakehouse import LakehouseConfig, class_archive, session
 
+pytestmark = pytest.mark.fast
+
 
 @pytest.fixture
 def java(tmp_path, monkeypatch):

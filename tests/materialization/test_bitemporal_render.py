@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from .test_macro_render import COLUMNS, Package, args, cfg, ctes, sql_of
+from ..support.macros import COLUMNS, Package, args, cfg, ctes, sql_of
+
+pytestmark = pytest.mark.fast
 
 SEQ_COLUMNS = COLUMNS + [{"name": "up`d", "type": "timestamp"}]
 

@@ -3,7 +3,7 @@ compared only where it lives (the contract mirror, macros/helpers/contract.sql, 
 folder macros/strategies/<strategy>/); no two macro files call each other round a cycle; no `validate_`
 macro reads a table (its facts are fetched before it and passed in). Fast tier.
 
-Run as a script (`python tests/unit/test_macro_layout.py [ROOT]`) it prints the counts for a tree."""
+Run as a script (`python tests/materialization/test_macro_layout.py [ROOT]`) it prints the counts for a tree."""
 from __future__ import annotations
 
 import re
@@ -11,7 +11,11 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Mapping, Set, Tuple
 
+import pytest
+
 from python_extract import contract
+
+pytestmark = pytest.mark.fast
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT_MIRROR = "macros/helpers/contract.sql"

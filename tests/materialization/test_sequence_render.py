@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from .test_macro_render import Package, args, cfg, ctes, sql_of
+from ..support.macros import Package, args, cfg, ctes, sql_of
+
+pytestmark = pytest.mark.fast
 
 SEQ = dict(strategy="upsert", sequence_by=["seq"], tombstone_retention=None)
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from .test_macro_render import Package, Relation, cfg
+from ..support.macros import Package, Relation, cfg
+
+pytestmark = pytest.mark.fast
 
 TARGET = Relation("analytics", "items")
 PENDING = {"ids": ["1.2", "1.3"], "inserted_at": {"1.2": "t2", "1.3": "t3"}, "pipelines": {"1.2": "shop", "1.3": "shop"},

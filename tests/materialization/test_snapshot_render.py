@@ -8,7 +8,9 @@ from typing import List
 
 import pytest
 
-from .test_macro_render import Package, Relation, cfg
+from ..support.macros import Package, Relation, cfg
+
+pytestmark = pytest.mark.fast
 
 TARGET = Relation("an'alytics", "customers_history")
 SCD2 = dict(strategy="scd2", merge_key=[], primary_key=[], boundary_column="snap`date", sequence_by=[])

@@ -10,6 +10,8 @@ import pytest
 from python_extract.errors import PipelineFileError
 from python_extract.pipeline_file import read_pipeline_file
 
+pytestmark = pytest.mark.fast
+
 CASES = {
     "args: [1, 2]": "args: expected a mapping (key: value), got list '[1, 2]'",
     "pipeline_name: ../etc": "pipeline_name: '../etc' is not a pipeline name (1-100 letters, digits, _ . -)",

@@ -18,6 +18,8 @@ from python_extract.extract.config import config, resolve, with_config
 from python_extract.lakehouse import LakehouseConfig
 from python_extract.settings import Settings
 
+pytestmark = pytest.mark.fast
+
 
 def _files(folder: Path, **texts: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,8 @@ import pytest
 
 from python_extract.sources.files.listing import _mtime
 
+pytestmark = pytest.mark.fast
+
 EPOCH_2024 = dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc).timestamp()
 
 

@@ -10,7 +10,9 @@ from python_extract.sources.rest_api.auth import build_auth
 from python_extract.sources.rest_api.client import HttpError, RestClient, Retry
 from python_extract.sources.rest_api.paginators import Request, build_paginator
 
-from ..sources.api_server import API_KEY, BASIC, CLIENT, TOKEN, ApiServer, ShopApi, iso
+from ..support.api_server import API_KEY, BASIC, CLIENT, TOKEN, ApiServer, ShopApi, iso
+
+pytestmark = pytest.mark.fast
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 

@@ -14,6 +14,8 @@ from python_extract.sources.rest_api.client import HttpError, RestClient, Retry
 from python_extract.sources.rest_api.mock import mock_session
 from python_extract.sources.rest_api.paginators import PAGINATORS, Request
 
+pytestmark = pytest.mark.fast
+
 URL = "https://api.test/items"
 
 
