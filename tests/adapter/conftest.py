@@ -146,5 +146,5 @@ def _no_adapter_left_registered():
 @pytest.fixture(autouse=True)
 def _project_target(monkeypatch):
     """dbt's adapter suite reads target/ inside its own project: a worker's DBT_TARGET_PATH (set for
-    integration_tests under xdist, tests/conftest.py) must not move it (TestDocsGenerate, TestEmpty)."""
+    integration_tests under xdist, tests/support/run_setup.py) must not move it (TestDocsGenerate, TestEmpty)."""
     monkeypatch.delenv("DBT_TARGET_PATH", raising=False)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-import python_extract as sl
 from python_extract.errors import PipelineStepFailed
 from python_extract.extract.stream import Stream
 

@@ -90,7 +90,7 @@ def _project(path: Path, names, port: int) -> Path:
 def _dbt(project: Path, *args: str, expect_success: bool = True, env: Optional[dict] = None) -> dict:
     """`dbt <args>` in a new process that cannot start a JVM (JAVA_HOME points nowhere)."""
     env = {**os.environ, **(env or {}), "JAVA_HOME": str(project / "no-java"), "PYTHONPATH": str(REPO)}
-    env.pop("DBT_TARGET_PATH", None)  # an xdist worker's (tests/conftest.py): this project writes its own target/
+    env.pop("DBT_TARGET_PATH", None)  # an xdist worker's (tests/support/run_setup.py): this project writes its own target/
     cli = [*args, "--project-dir", str(project), "--profiles-dir", str(project)]
     done = subprocess.run([sys.executable, "-c", PROBE, *cli], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -1,6 +1,6 @@
 """dbt over the wire, through the run's thrift server over the same lakehouse: the sparkload adapter
 with `method: thrift`, `dbt test` and `dbt docs generate`. (Every dbt test of the suite also runs with
-the package alone over thrift: see tests/conftest.py.)"""
+the package alone over thrift: see tests/support/run_setup.py.)"""
 from __future__ import annotations
 
 import json

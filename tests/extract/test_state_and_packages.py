@@ -2,8 +2,6 @@
 once; sources sharing config and secrets."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 import python_extract as sl

@@ -8,7 +8,6 @@ subprocess's JVM before it starts."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 import textwrap
 from pathlib import Path
 
@@ -99,3 +98,11 @@ def test_order__the_fast_tier_runs_before_every_other_test(fast_tier):
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*subject/test_z_last_by_name.py::test_fast PASSED*",
                                  "*subject/test_a_first_by_name.py::test_execution PASSED*"])
+
+
+def test_select__dash_m_fast_imports_no_module_of_the_execution_tier(fast_tier):
+    fast_tier.makepyfile(**{"subject/test_execution": "raise ImportError('an execution module was imported')",
+                            "subject/test_rules": fast("def test_rule(): pass")})
+    result = fast_tier.runpytest_inprocess("-p", "no:cacheprovider", "-m", "fast")
+    result.assert_outcomes(passed=1)
+    assert "an execution module was imported" not in result.stdout.str()

@@ -5,11 +5,8 @@ env vars read in two yml files (models/test_schemas.yml, the sources' yml), neve
 test_schemas.yml would be built in the profile's schema `analytics`, shared by every test."""
 from __future__ import annotations
 
-from pathlib import Path
-
-import yaml
-
 import pytest
+import yaml
 
 from tests.support.paths import INTEGRATION
 

@@ -18,7 +18,7 @@ FLAG = {"deleted": {"data_type": "bool"}}
 
 
 def table_format() -> str:
-    return os.environ["SPARKLOAD_TABLE_FORMAT"]  # the run's format (tests/conftest.py)
+    return os.environ["SPARKLOAD_TABLE_FORMAT"]  # the run's format (tests/support/run_setup.py)
 
 
 def shown(result) -> Dict[str, Tuple[str, int]]:

@@ -9,7 +9,7 @@ import pytest
 from python_extract.sources.registry import SourceConfigError, get_plugin, resolve_config
 from python_extract.sources.rest_api.source import RestApiSource
 
-from ..support.api_server import TOKEN, iso
+from ..support.api_server import TOKEN
 from ..support.shop_items import T0, at, item
 from ..support.staging import staged
 

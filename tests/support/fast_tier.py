@@ -3,9 +3,9 @@
 The fast tier is every test marked `fast` (a module says `pytestmark = pytest.mark.fast`), wherever its subject
 folder is: pure-Python tests of the rules (cursors, windows, state, normalisation, the contract, config
 resolution, macros rendered with a stub adapter). No JVM and no dbt run, so the whole tier runs in seconds:
-`pytest -m fast` (`make test-fast`) runs it alone, and every run that collects it runs it first, so a broken
-rule fails before the execution tier starts its JVMs. The execution tier (the unmarked tests: real Spark, real
-`dbt run`) stays the judge of behaviour; a fast test never replaces one there.
+`pytest -m fast` (`make test-fast`) runs it alone, importing only those modules, and every run that collects
+it runs it first, so a broken rule fails before the execution tier starts its JVMs. The execution tier (the
+unmarked tests: real Spark, real `dbt run`) stays the judge of behaviour; a fast test never replaces one there.
 
 Guards, so the tier stays fast and pure:
 - a fast test that asks for an execution-tier fixture (`EXECUTION_FIXTURES`) is a usage error at collection,
@@ -40,13 +40,26 @@ def is_fast(item) -> bool:
 
 
 def declares_fast(path: Path) -> bool:
-    """Whether the test module at `path` is of the fast tier (its `pytestmark` line), without importing it."""
+    """Whether the test module at `path` is of the fast tier (its `pytestmark` line), or every test module of the
+    folder at `path` is, without importing them."""
+    if path.is_dir():
+        modules = list(path.rglob("test_*.py"))
+        return bool(modules) and all(declares_fast(module) for module in modules)
     return path.is_file() and path.suffix == ".py" and bool(_DECLARATION.search(path.read_text()))
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", f"{MARKER}: the fast tier: no JVM, no dbt run (tests/support/fast_tier.py); "
                                        f"`pytest -m {MARKER}` runs it alone, every run runs it first")
+
+
+def pytest_ignore_collect(collection_path: Path, config):
+    """`-m fast` (`make test-fast`) does not import the execution tier's modules, whose tests it would deselect
+    anyway: collecting the whole suite costs more than running the fast tier."""
+    if ((config.option.markexpr or "").strip() == MARKER and collection_path.name.startswith("test_")
+            and not declares_fast(collection_path)):
+        return True
+    return None
 
 
 def pytest_collection_modifyitems(session, config, items):
