@@ -45,7 +45,7 @@ def declares_fast(path: Path) -> bool:
     if path.is_dir():
         modules = list(path.rglob("test_*.py"))
         return bool(modules) and all(declares_fast(module) for module in modules)
-    return path.is_file() and path.suffix == ".py" and bool(_DECLARATION.search(path.read_text()))
+    return path.is_file() and path.suffix == ".py" and bool(_DECLARATION.search(path.read_text(errors="replace")))
 
 
 def pytest_configure(config):
@@ -54,12 +54,14 @@ def pytest_configure(config):
 
 
 def pytest_ignore_collect(collection_path: Path, config):
-    """`-m fast` (`make test-fast`) does not import the execution tier's modules, whose tests it would deselect
-    anyway: collecting the whole suite costs more than running the fast tier."""
-    if ((config.option.markexpr or "").strip() == MARKER and collection_path.name.startswith("test_")
-            and not declares_fast(collection_path)):
-        return True
-    return None
+    """`-m fast` (`make test-fast`) does not import the execution tier's modules (nor the conftests of folders
+    without a fast module), whose tests it would deselect anyway: collecting the whole suite costs more than
+    running the fast tier."""
+    if (config.option.markexpr or "").strip() != MARKER:
+        return None
+    if (collection_path / "conftest.py").is_file():  # nor a folder's conftest, if no module of the folder is fast
+        return not any(declares_fast(module) for module in collection_path.rglob("test_*.py")) or None
+    return (collection_path.name.startswith("test_") and not declares_fast(collection_path)) or None
 
 
 def pytest_collection_modifyitems(session, config, items):
