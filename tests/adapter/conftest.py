@@ -36,6 +36,8 @@ import pytest
 from dbt.tests.fixtures.project import *  # noqa: F401,F403  (dbt's fixtures, for this folder only)
 
 ADAPTER_TARGETS = ("embedded", "thrift", "connect")
+DEFAULT_FORMAT = "delta"  # the run the whole suite runs in (tests/support/run_setup.py's DEFAULT_FORMAT); in the other run, the
+# files marked each_format run on embedded only, but for those marked wire_each_format (the catalog's answers over the wire)
 CONNECT_SAMPLE = ("test_seeds.py::TestSeedsLoadExactly", "test_basic.py::TestAdapterMethod",
                   "test_basic.py::TestValidateConnection")
 
@@ -66,6 +68,10 @@ def pytest_generate_tests(metafunc):
         if target == "connect" and not every_class_on_connect and not _in_connect_sample(metafunc):
             marks.append(pytest.mark.skip(reason="connect: outside the sample of classes run over Spark Connect by "
                                                  "default; every class runs there with --connect all"))
+        if (target != "embedded" and metafunc.config.getoption("--table-format") != DEFAULT_FORMAT
+                and not metafunc.definition.get_closest_marker("wire_each_format")):
+            marks.append(pytest.mark.skip(reason=f"{target}: the transport does not depend on the table format; over "
+                                                 f"{target} this class runs in the --table-format {DEFAULT_FORMAT} run"))
         params.append(pytest.param(target, id=target, marks=marks))
     metafunc.parametrize("adapter_target", params, indirect=True, scope="class")
 

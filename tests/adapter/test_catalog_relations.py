@@ -6,7 +6,8 @@ import pytest
 
 from dbt.tests.util import get_connection, run_dbt
 
-pytestmark = [pytest.mark.default_format, pytest.mark.each_format]  # the catalog's answers are the format's own
+# the catalog's answers are the format's own, over the wire too
+pytestmark = [pytest.mark.default_format, pytest.mark.each_format, pytest.mark.wire_each_format]
 
 MODELS = {
     "a_table.sql": "{{ config(materialized='table') }} select 1 as id",

@@ -10,7 +10,8 @@ import pytest
 from dbt.tests.adapter.basic import expected_catalog
 from dbt.tests.adapter.basic.test_docs_generate import BaseDocsGenerate, BaseDocsGenReferences
 
-pytestmark = [pytest.mark.default_format, pytest.mark.each_format]  # the catalog's answers are the format's own
+# the catalog's answers are the format's own, over the wire too
+pytestmark = [pytest.mark.default_format, pytest.mark.each_format, pytest.mark.wire_each_format]
 
 
 def _owned(catalog, user):

@@ -10,7 +10,8 @@ import pytest
 
 from python_extract.lakehouse import session_format
 
-pytestmark = [pytest.mark.dbt_targets("embedded", "sparkload_thrift"), pytest.mark.each_format, pytest.mark.over_the_wire]
+pytestmark = [pytest.mark.dbt_targets("embedded", "sparkload_thrift"), pytest.mark.each_format, pytest.mark.over_the_wire,
+              pytest.mark.wire_each_format]
 
 
 def test_relation_listing__tables_are_listed_with_their_format_and_none_is_described(spark, stage, dbt, names):

@@ -116,6 +116,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "over_the_wire: the test's (adapter-suite class's) code path differs over thrift: it runs there by "
                    "default; the others run there with --thrift all")
+    config.addinivalue_line(
+        "markers", f"wire_each_format: what the test checks over thrift depends on the table format: its thrift variant "
+                   f"runs in each format's run (the others' only on {MAIN_FORMAT})")
 
 
 def pytest_generate_tests(metafunc):
@@ -132,12 +135,21 @@ def pytest_generate_tests(metafunc):
 
 
 def wire_marks(metafunc, target: str, supported) -> list:
-    """A skip on the thrift targets for a test that also runs in-process and is not marked over_the_wire,
-    unless --thrift all (a test of the thrift targets alone is about the wire)."""
-    if (target in SERVER_TARGETS and set(supported) - set(SERVER_TARGETS) and metafunc.config.getoption("--thrift") == "wire"
-            and not metafunc.definition.get_closest_marker("over_the_wire")):
+    """A skip on the thrift targets for a test that also runs in-process (a test of the thrift targets alone is
+    about the wire):
+    - not marked over_the_wire, unless --thrift all;
+    - in a run on another format than MAIN_FORMAT, unless marked wire_each_format: the transport does not depend on
+      the format, so the thrift variants run once, on MAIN_FORMAT (the servers sharing each format's catalog are
+      tests/deploy's own tests, on both)."""
+    if target not in SERVER_TARGETS or not set(supported) - set(SERVER_TARGETS):
+        return []
+    config, definition = metafunc.config, metafunc.definition
+    if config.getoption("--thrift") == "wire" and not definition.get_closest_marker("over_the_wire"):
         return [pytest.mark.skip(reason=f"{target}: the same macros and SQL as on embedded, only the transport differs; "
                                         "every test runs over thrift with --thrift all")]
+    if config.getoption("--table-format") != MAIN_FORMAT and not definition.get_closest_marker("wire_each_format"):
+        return [pytest.mark.skip(reason=f"{target}: the transport does not depend on the table format; over the wire "
+                                        f"this test runs in the --table-format {MAIN_FORMAT} run")]
     return []
 
 
