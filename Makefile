@@ -2,10 +2,10 @@
 #   make demo   set up, then run the demo (sample data -> extractor -> staging -> dbt run -> final table)
 #   make test   set up, then run the test suite on the embedded lakehouse, twice: the tests whose
 #               behaviour depends on the format (marked each_format) and dbt's adapter suite on Delta,
-#               the default format, then every other test on Iceberg (the fast tier, tests/unit, first); each on TEST_WORKERS
+#               the default format, then every other test on Iceberg (the fast tier, tests marked fast, first); each on TEST_WORKERS
 #               pytest-xdist workers (default 2, one per core; each with its own lakehouse and JVMs;
 #               TEST_WORKERS=0 runs in this process; see docs/testing.md)
-#   make test-fast   the fast tier alone (seconds)
+#   make test-fast   the fast tier alone (the tests marked fast, in every subject folder: no JVM, no dbt run)
 .PHONY: setup demo test test-fast
 STAMP := .venv/.sparkload-setup
 TEST_WORKERS ?= 2
@@ -27,4 +27,4 @@ test: setup
 	echo "make test: delta run exit $$delta, iceberg run exit $$iceberg"; [ $$delta = 0 ] && [ $$iceberg = 0 ]
 
 test-fast: setup
-	.venv/bin/pytest tests/unit
+	.venv/bin/pytest -m fast

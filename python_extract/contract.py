@@ -3,7 +3,7 @@
 What it declares:
 - the write dispositions and merge strategies (`Literal`s; the tuples are derived from them), and what each
   strategy is (`STRATEGIES`: what it requires, ignores and takes, how it groups loads, what it supports),
-  which the macros read instead of comparing strategy names (tests/unit/test_macro_layout.py checks that);
+  which the macros read instead of comparing strategy names (tests/materialization/test_macro_layout.py checks that);
 - the hints a resource takes (`TableHints`, `ResourceHints`), the hints a column takes (`ColumnHints`)
   and the config keys of a `sparkload` model (`ModelConfig`), as `TypedDict`s whose keys are the lists;
 - the `_dlt_*` columns of staging rows, the scd2 validity columns' default names, the child-table
@@ -11,7 +11,7 @@ What it declares:
 - the system tables, each with its row layout (a `TypedDict`: column -> Python type, `layout` gives the
   Spark SQL types), and the `_dlt_loads` status values.
 
-`macros/helpers/contract.sql` returns `vocabulary()` for Jinja; tests/unit/test_contract.py renders it and
+`macros/helpers/contract.sql` returns `vocabulary()` for Jinja; tests/test_contract.py renders it and
 compares, so the two cannot drift. Stdlib only (and errors.py, stdlib only too): the dbt adapter may import
 this module. A misspelt or ill-typed hint is a `HintError` naming the closest valid name.
 """

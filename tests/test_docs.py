@@ -100,6 +100,6 @@ def test_materialization_reference__lists_every_config_key_the_materialization_a
     table = re.search(r"^\| config \| purpose \|.*?\n((?:\|.*\n)+)", text, re.M)
     assert table, "docs/materialization.md has no `| config | purpose |` table"
     documented = re.findall(r"^\| `([a-z_]+)` \|", table.group(1), re.M)
-    assert sorted(documented) == sorted(MODEL_CONFIG_KEYS)  # the contract; tests/unit/test_contract.py ties the macros to it
+    assert sorted(documented) == sorted(MODEL_CONFIG_KEYS)  # the contract; tests/test_contract.py ties the macros to it
     rows = [row for row in table.group(1).splitlines() if row.startswith("| `")]
     assert all(re.search(r"\| `[a-z_]+=[^`]+` \|$", row) for row in rows), "every key needs an example"

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from .conftest import INTEGRATION, REPO
+from .support.paths import INTEGRATION, REPO
 
 DBT = Path(sys.executable).parent / "dbt"
 ADAPTER_ALONE = {"python_extract", "python_extract.lazy", "python_extract.connect_client", "python_extract.lakehouse", "python_extract.lakehouse.java_errors"}

@@ -8,24 +8,10 @@ import python_extract as sl
 from python_extract.load import land_table
 from python_extract.load.spark_loader import ensure_dataset
 
-from .conftest import rows
-
-LOAD_1 = [
-    {"id": 1, "name": "Ann", "address": {"city": "Oslo"}},
-    {"id": 2, "name": "Bob", "address": {"city": "Rome"}},
-]
-LOAD_2 = [
-    {"id": 2, "name": "Bobby", "address": {"city": "Rome"}},
-    {"id": 3, "name": "Cid", "address": {"city": "Lima"}},
-]
-
-
-def _pipeline(lakehouse, names):
-    return sl.pipeline(pipeline_name=names.staging, dataset_name=names.staging, lakehouse=lakehouse)
-
-
-def _run(pipeline, data):
-    return pipeline.run(data, table_name="customers", write_disposition="merge", primary_key="id")
+from .support.skeleton import LOAD_1, LOAD_2
+from .support.skeleton import customers_pipeline as _pipeline
+from .support.skeleton import run_customers as _run
+from .support.tables import rows
 
 
 def test_load__stamps_rows_and_completes_load_in_dlt_loads(spark, lakehouse, names):
@@ -96,7 +82,7 @@ def test_dbt_run__ignores_a_load_without_its_dlt_loads_row(spark, lakehouse, nam
 def test_dbt_debug__passes_with_embedded_method_and_logs_the_format(spark, dbt):
     from python_extract.lakehouse import session_format
 
-    from .conftest import INTEGRATION
+    from .support.paths import INTEGRATION
 
     log = INTEGRATION / "logs" / "dbt.log"
     before = log.stat().st_size if log.exists() else 0

@@ -1,5 +1,5 @@
 {#- The vocabulary the extractor and this package share: the mirror of `vocabulary()` in
-    python_extract/contract.py (see there what each entry means). tests/unit/test_contract.py renders
+    python_extract/contract.py (see there what each entry means). tests/test_contract.py renders
     this macro and compares it with the Python module, so change both together.
     Not dispatched: an override could only make the two halves disagree. -#}
 

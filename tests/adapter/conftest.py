@@ -36,7 +36,7 @@ import pytest
 from dbt.tests.fixtures.project import *  # noqa: F401,F403  (dbt's fixtures, for this folder only)
 
 ADAPTER_TARGETS = ("embedded", "thrift", "connect")
-DEFAULT_FORMAT = "delta"  # the run the whole suite runs in (tests/conftest.py's DEFAULT_FORMAT); in the other run, the
+DEFAULT_FORMAT = "delta"  # the run the whole suite runs in (tests/support/run_setup.py's DEFAULT_FORMAT); in the other run, the
 # files marked each_format run on embedded only, but for those marked wire_each_format (the catalog's answers over the wire)
 CONNECT_SAMPLE = ("test_seeds.py::TestSeedsLoadExactly", "test_basic.py::TestAdapterMethod",
                   "test_basic.py::TestValidateConnection")
@@ -152,5 +152,5 @@ def _no_adapter_left_registered():
 @pytest.fixture(autouse=True)
 def _project_target(monkeypatch):
     """dbt's adapter suite reads target/ inside its own project: a worker's DBT_TARGET_PATH (set for
-    integration_tests under xdist, tests/conftest.py) must not move it (TestDocsGenerate, TestEmpty)."""
+    integration_tests under xdist, tests/support/run_setup.py) must not move it (TestDocsGenerate, TestEmpty)."""
     monkeypatch.delenv("DBT_TARGET_PATH", raising=False)

@@ -6,22 +6,10 @@ import pytest
 
 from dbt.adapters.sparkload.errors import concise
 
-from ..materialization.conftest import Stage, stage  # noqa: F401  (the fixture)
+from ..support.spark_errors import WRAPPED
+from ..support.stage import Stage, stage  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.default_format  # dbt's suite on the default format, as dbt-spark runs it (docs/testing.md)
-
-WRAPPED = """An error occurred while calling o57.sql.
-: org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 3.0 failed 1 times, most recent failure: Lost task 0.0 (TID 3) (localhost executor driver): java.lang.RuntimeException: sparkload model m: id=1 occurs more than once in load 17. The table is unchanged.
-\tat org.apache.spark.sql.errors.QueryExecutionErrors$.raiseError(QueryExecutionErrors.scala:2736)
-\tat org.apache.spark.sql.catalyst.expressions.RaiseError.eval(misc.scala:92)
-\tat java.base/java.lang.Thread.run(Thread.java:840)
-
-Driver stacktrace:
-\tat org.apache.spark.scheduler.DAGScheduler.failJobAndIndependentStages(DAGScheduler.scala:2856)
-Caused by: java.lang.RuntimeException: sparkload model m: id=1 occurs more than once in load 17. The table is unchanged.
-\tat org.apache.spark.sql.errors.QueryExecutionErrors$.raiseError(QueryExecutionErrors.scala:2736)
-\t... 19 more
-"""
 
 
 def test_concise__raised_message_first_no_frames_every_exception_line_kept():

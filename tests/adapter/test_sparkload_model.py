@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ..conftest import rows
-from ..test_skeleton import LOAD_1, _pipeline, _run
+from ..support.skeleton import LOAD_1
+from ..support.skeleton import customers_pipeline as _pipeline
+from ..support.skeleton import run_customers as _run
+from ..support.tables import rows
 
 pytestmark = pytest.mark.default_format  # dbt's suite on the default format, as dbt-spark runs it (docs/testing.md)
 

@@ -17,7 +17,7 @@ from python_extract.errors import PipelineStepFailed
 from python_extract.sources.airbyte.connector import Connector, configured_catalog, install
 from python_extract.sources.registry import get_plugin, resolve_config
 
-from ..sources.conftest import pipe, staged  # noqa: F401
+from ..support.staging import staged
 
 VENVS = Path(os.environ.get("SPARKLOAD_CONNECTORS_CACHE", Path.home() / ".cache" / "sparkload" / "connectors"))
 HERE = Path(__file__).parent

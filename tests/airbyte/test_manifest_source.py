@@ -20,7 +20,7 @@ from python_extract.sources.registry import SourceConfigError, get_plugin, resol
 
 from ..deploy.commands import readme_block  # noqa: E402
 from ..parity_airbyte.connector_api import ConnectorApi, ConnectorServer, Route  # noqa: E402
-from ..sources.conftest import staged  # noqa: E402
+from ..support.staging import staged  # noqa: E402
 
 SECTION = "Run an Airbyte low-code manifest"
 UTC = dt.timezone.utc

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-import python_extract as sl
 from python_extract.errors import PipelineStepFailed
 from python_extract.extract.stream import Stream
 
-from ..sources.conftest import staged  # noqa: F401 - shared fixtures come from tests/sources/conftest
-from ..sources.conftest import pipe  # noqa: F401
+from ..support.staging import staged
 
 DAYS = ["2026-01-01", "2026-01-02", "2026-01-03", "2026-01-04", "2026-01-05"]
 

@@ -4,7 +4,7 @@ dataset named on the command line through a session on that master, then prints 
 import sys
 
 import python_extract as sl
-from tests.test_skeleton import LOAD_1, LOAD_2
+from tests.support.skeleton import LOAD_1, LOAD_2
 
 dataset = sys.argv[1]
 pipeline = sl.pipeline(pipeline_name=dataset, dataset_name=dataset)

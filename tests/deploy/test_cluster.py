@@ -20,7 +20,8 @@ import pytest
 from python_extract.servers.cluster import executors_by_worker, fetch_json
 from python_extract.servers.processes import free_port
 
-from ..conftest import REPO, Dbt
+from ..support.dbt import Dbt
+from ..support.paths import REPO
 from ..lakehouse.s3 import shared_s3_server, without_aws_env
 from ..support.postgres import PostgresServer
 from .commands import Foreground, command_line, readme_blocks

@@ -22,8 +22,10 @@ import yaml
 
 from python_extract.servers.processes import free_port, port_open
 
-from ..conftest import rows
-from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
+from ..support.skeleton import LOAD_1, LOAD_2
+from ..support.skeleton import customers_pipeline as _pipeline
+from ..support.skeleton import run_customers as _run
+from ..support.tables import rows
 from .commands import Foreground, readme_block
 from .servers import ConnectServer
 
@@ -88,7 +90,7 @@ def _project(path: Path, names, port: int) -> Path:
 def _dbt(project: Path, *args: str, expect_success: bool = True, env: Optional[dict] = None) -> dict:
     """`dbt <args>` in a new process that cannot start a JVM (JAVA_HOME points nowhere)."""
     env = {**os.environ, **(env or {}), "JAVA_HOME": str(project / "no-java"), "PYTHONPATH": str(REPO)}
-    env.pop("DBT_TARGET_PATH", None)  # an xdist worker's (tests/conftest.py): this project writes its own target/
+    env.pop("DBT_TARGET_PATH", None)  # an xdist worker's (tests/support/run_setup.py): this project writes its own target/
     cli = [*args, "--project-dir", str(project), "--profiles-dir", str(project)]
     done = subprocess.run([sys.executable, "-c", PROBE, *cli], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]

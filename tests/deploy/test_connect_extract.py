@@ -19,8 +19,8 @@ import yaml
 from python_extract.lakehouse import LakehouseConfig
 from python_extract.servers.processes import free_port
 
-from ..conftest import rows
-from ..test_skeleton import LOAD_1, LOAD_2
+from ..support.skeleton import LOAD_1, LOAD_2
+from ..support.tables import rows
 from .commands import Foreground, command_line, readme_block
 from .servers import ConnectServer
 
@@ -87,7 +87,7 @@ def _extract(lakehouse, names, port: int, cwd: Path, load: list) -> dict:
 def _dbt_run(project: Path) -> None:
     """`dbt run` over the docs' `method: connect` profile, in a process that cannot start a JVM."""
     env = {**os.environ, **_no_java(project)}
-    env.pop("DBT_TARGET_PATH", None)  # an xdist worker's (tests/conftest.py): this project writes its own target/
+    env.pop("DBT_TARGET_PATH", None)  # an xdist worker's (tests/support/run_setup.py): this project writes its own target/
     done = subprocess.run([str(Path(sys.executable).parent / "dbt"), "run", "--project-dir", str(project),
                            "--profiles-dir", str(project)], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:]

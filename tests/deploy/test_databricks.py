@@ -4,7 +4,7 @@ dbt-databricks 1.10.9 is the only release that installs beside dbt-core 1.11 / d
 "dbt Cloud"). `dbt parse` needs no connection, so no Databricks workspace is involved."""
 from __future__ import annotations
 
-from ..conftest import REPO
+from ..support.paths import REPO
 from .commands import readme_block
 
 PROFILE = """dbx:

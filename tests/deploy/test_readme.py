@@ -12,7 +12,8 @@ import pytest
 
 from python_extract.lakehouse import session_format
 
-from ..conftest import REPO, rows
+from ..support.paths import REPO
+from ..support.tables import rows
 from .commands import readme_block
 
 pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)

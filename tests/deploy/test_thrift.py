@@ -1,14 +1,16 @@
 """dbt over the wire, through the run's thrift server over the same lakehouse: the sparkload adapter
 with `method: thrift`, `dbt test` and `dbt docs generate`. (Every dbt test of the suite also runs with
-the package alone over thrift: see tests/conftest.py.)"""
+the package alone over thrift: see tests/support/run_setup.py.)"""
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from ..conftest import rows
-from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
+from ..support.skeleton import LOAD_1, LOAD_2
+from ..support.skeleton import customers_pipeline as _pipeline
+from ..support.skeleton import run_customers as _run
+from ..support.tables import rows
 
 pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
 

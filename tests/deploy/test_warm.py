@@ -19,8 +19,12 @@ import yaml
 
 from python_extract.servers.warm import WarmFiles, stop_server
 
-from ..conftest import INTEGRATION, Dbt, Names, dbt_env, rows
-from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
+from ..support.dbt import Dbt, Names, dbt_env
+from ..support.paths import INTEGRATION
+from ..support.skeleton import LOAD_1, LOAD_2
+from ..support.skeleton import customers_pipeline as _pipeline
+from ..support.skeleton import run_customers as _run
+from ..support.tables import rows
 from .commands import alive, port_held_for, readme_block, started_at
 
 

@@ -14,7 +14,7 @@ import pytest
 
 import python_extract as sl
 
-from .conftest import unregistered_folders
+from ..support.staging import unregistered_folders
 from .crash_child import LINKED_NOT_COMMITTED, events
 
 BOUNDARIES = {

@@ -9,7 +9,7 @@ import pytest
 
 import python_extract as sl
 
-from .conftest import cursor, loads, staged
+from ..support.staging import cursor, loads, staged
 
 
 class TestLastValueFunc:

@@ -10,7 +10,7 @@ import pytest
 import python_extract as sl
 from python_extract.normalize.exceptions import ColumnNameCollision
 
-from .conftest import loads, staged
+from ..support.staging import loads, staged
 
 
 def test_non_dict_items__follow_dlt(pipe):

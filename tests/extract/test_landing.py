@@ -15,7 +15,7 @@ import python_extract as sl
 from python_extract.load import spark_loader
 from python_extract.packages import LoadPackage
 
-from .conftest import data_files, loads, staged, unregistered_folders
+from ..support.staging import data_files, loads, staged, unregistered_folders
 
 pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
 

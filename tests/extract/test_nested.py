@@ -8,7 +8,7 @@ import pytest
 
 import python_extract as sl
 
-from .conftest import staged
+from ..support.staging import staged
 
 USERS = [
     {"id": 1, "name": "Alice", "pets": [{"id": 1, "name": "Fluffy", "type": "cat"}, {"id": 2, "name": "Spot", "type": "dog"}]},

@@ -11,7 +11,7 @@ import pytest
 import python_extract as sl
 from python_extract.normalize.exceptions import NullInNotNullColumn
 
-from .conftest import cursor, loads, staged
+from ..support.staging import cursor, loads, staged
 
 
 def _fails_with_null_keys(pipe, data, table, column, rows, hint):

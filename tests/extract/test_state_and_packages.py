@@ -2,15 +2,13 @@
 once; sources sharing config and secrets."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 import python_extract as sl
 from python_extract.load import land_table
 from python_extract.load.destination import ensure_dataset
 
-from .conftest import cursor, loads, staged
+from ..support.staging import cursor, loads, staged
 
 
 def _counter(data):

@@ -8,7 +8,7 @@ import pytest
 import python_extract as sl
 from python_extract.extract.windows import DateWindows
 
-from .conftest import loads, staged
+from ..support.staging import loads, staged
 
 NOW = pendulum.datetime(2030, 1, 1, tz="UTC")
 

@@ -23,7 +23,7 @@ import python_extract as sl
 from python_extract.lakehouse import LakehouseConfig, get_session
 from python_extract.servers.processes import process_command_line
 
-from ..conftest import Names, dbt_env
+from ..support.dbt import Names, dbt_env
 
 REPO = Path(__file__).resolve().parents[2]
 PROJECT = REPO / "integration_tests"

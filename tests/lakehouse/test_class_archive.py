@@ -2,7 +2,7 @@
 setup` reports the archive (this run trained it before its first session, as setup does), and a session
 started by `get_session` maps it and writes, MERGEs and reads an Iceberg table as without it: under
 `-Xshare:on` a JVM that cannot map the archive it was handed does not start, which the damaged-archive
-case shows. The rules of which archive a driver gets: tests/unit/test_class_archive.py."""
+case shows. The rules of which archive a driver gets: tests/lakehouse/test_class_archive_rules.py."""
 from __future__ import annotations
 
 import os

@@ -17,7 +17,8 @@ import pytest
 
 import python_extract as sl
 
-from ..conftest import INTEGRATION, REPO, Dbt, dbt_env
+from ..support.dbt import Dbt, dbt_env
+from ..support.paths import INTEGRATION, REPO
 from ..support.files import table_files
 
 MAINTENANCE = "maintenance={'compact_when': {'small_files': 2, 'delete_files': 2}, 'remove_orphans_older_than': none}"

@@ -19,7 +19,8 @@ from typing import Dict, List
 
 import pytest
 
-from ..conftest import REPO, Names
+from ..support.dbt import Names
+from ..support.paths import REPO
 from .s3 import SECRET_KEY, shared_s3_server, without_aws_env
 
 pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)

@@ -11,7 +11,9 @@ from typing import Dict, List, Optional
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings, strategies as st
 
-from .conftest import TARGETS, Stage, rows_of, table
+from ..support.dbt import TARGETS
+from ..support.stage import Stage
+from ..support.tables import rows_of, table
 
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
 # validity shown as the day of the month (versions at noon UTC keep their day in any session time zone)
@@ -195,7 +197,7 @@ def expected_table(events) -> List[tuple]:
 @example(events=[(1, 5, "a"), (1, 3, "del"), (1, 2, "b"), (2, 4, "a"), (2, 6, "del")], cuts=[2, 4], order=(2, 1, 0))
 @given(events=EVENTS, cuts=st.lists(st.integers(0, 8), min_size=2, max_size=2), order=st.permutations(range(3)))
 def test_bitemporal__any_arrival_order_of_the_loads_gives_the_same_table(spark, lakehouse, dbt, events, cuts, order):
-    from tests.conftest import Dbt, Names
+    from tests.support.dbt import Dbt, Names
 
     n = next(EXAMPLE)
     names = Names(staging=f"{dbt.names.staging}_{n}", target=f"{dbt.names.target}_{n}")

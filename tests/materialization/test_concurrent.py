@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ..conftest import INTEGRATION, dbt_env
-from .conftest import rows_of, table
+from ..support.dbt import dbt_env
+from ..support.paths import INTEGRATION
+from ..support.tables import rows_of, table
 
 pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
 

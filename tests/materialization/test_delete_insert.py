@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import PACKAGE_TARGETS, TARGETS, rows_of, table
+from ..support.dbt import PACKAGE_TARGETS, TARGETS
+from ..support.tables import rows_of, table
 
 # each_format: one test per statement shape (by primary key, by merge key alone, several pending loads) runs on each
 # format; the key variants of the same statements (primary or merge key, compound key) run on the main format only

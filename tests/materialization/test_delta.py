@@ -16,7 +16,7 @@ import pytest
 
 import python_extract as sl
 
-from .conftest import rows_of, table
+from ..support.tables import rows_of, table
 
 pytestmark = [pytest.mark.only_on("delta"), pytest.mark.dbt_targets("embedded")]
 

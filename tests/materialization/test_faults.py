@@ -20,9 +20,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ..conftest import INTEGRATION, Dbt, Names, dbt_env
-from .conftest import TARGETS, rows_of, table
-from .test_nested import FLAG, LOAD_1, LOAD_2
+from ..support.dbt import Dbt, Names, dbt_env
+from ..support.paths import INTEGRATION
+from ..support.dbt import TARGETS
+from ..support.tables import rows_of, table
+from ..support.nested import FLAG, LOAD_1, LOAD_2
 
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
 CRASH_POINTS = {

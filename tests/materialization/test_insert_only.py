@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import PACKAGE_TARGETS, TARGETS, rows_of, table
-from .test_nested import children
+from ..support.dbt import PACKAGE_TARGETS, TARGETS
+from ..support.tables import rows_of, table
+from ..support.nested import children
 
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
 FLAG = {"deleted": {"data_type": "bool"}}

@@ -7,7 +7,8 @@ import pytest
 import python_extract as sl
 from python_extract.load import ensure_dataset, land_table
 
-from .conftest import TARGETS, rows_of, table
+from ..support.dbt import TARGETS
+from ..support.tables import rows_of, table
 
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
 CUSTOMERS_1 = [{"id": 1, "name": "ann", "orders": [{"sku": "A"}]}, {"id": 2, "name": "bob", "orders": []}]

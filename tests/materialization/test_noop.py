@@ -10,7 +10,8 @@ import pytest
 
 import python_extract as sl
 
-from .conftest import TARGETS, rows_of, table
+from ..support.dbt import TARGETS
+from ..support.tables import rows_of, table
 
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
 MODELS = "stage1_customers stage1_customers__orders di_pk"
@@ -123,7 +124,7 @@ def test_noop__dbt_counts_a_no_op_model_as_passed_and_the_docs_say_why(spark, st
     reports NO-OP, and a materialization cannot choose. So a sparkload no-op counts in PASS, says NO-OP in its
     line and carries the code NO-OP in its adapter response (run_results.json); the docs say so. Should dbt let
     a model report NO-OP one day, this test fails and the count can follow."""
-    from ..conftest import REPO
+    from ..support.paths import REPO
 
     stage.load([{"id": 1, "name": "x"}], table="items")
     dbt.run("di_pk")

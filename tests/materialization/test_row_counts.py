@@ -10,14 +10,15 @@ from typing import Dict, Tuple
 
 import pytest
 
-from .conftest import TARGETS, rows_of, table
+from ..support.dbt import TARGETS
+from ..support.tables import rows_of, table
 
 pytestmark = [pytest.mark.dbt_targets(*TARGETS), pytest.mark.each_format]
 FLAG = {"deleted": {"data_type": "bool"}}
 
 
 def table_format() -> str:
-    return os.environ["SPARKLOAD_TABLE_FORMAT"]  # the run's format (tests/conftest.py)
+    return os.environ["SPARKLOAD_TABLE_FORMAT"]  # the run's format (tests/support/run_setup.py)
 
 
 def shown(result) -> Dict[str, Tuple[str, int]]:

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .conftest import rows_of, table
+from ..support.tables import rows_of, table
 
 pytestmark = pytest.mark.dbt_targets("embedded")
 TABLES = {"up_pk": "items", "cust_io": "customers"}  # two root models, each over its own staging table

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import PACKAGE_TARGETS, TARGETS, rows_of, table
+from ..support.dbt import PACKAGE_TARGETS, TARGETS
+from ..support.tables import rows_of, table
 
 # each_format: one test per statement shape (absent records retired, a natural merge key, custom validity names and row
 # version, a fixed boundary, a delete row) runs on each format; the key-matching variants of the same statements

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from ..conftest import Dbt, Names
-from .conftest import Stage, rows_of, table
-from .test_nested import children
+from ..support.dbt import Dbt, Names
+from ..support.stage import Stage
+from ..support.tables import rows_of, table
+from ..support.nested import children
 
 pytestmark = pytest.mark.dbt_targets("embedded", "thrift")
 FLAG = {"deleted": {"data_type": "bool"}}

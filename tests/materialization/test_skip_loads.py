@@ -9,7 +9,8 @@ import re
 import pytest
 import yaml
 
-from .conftest import TARGETS, rows_of, table
+from ..support.dbt import TARGETS
+from ..support.tables import rows_of, table
 
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
 FLAG = {"deleted": {"data_type": "bool"}}

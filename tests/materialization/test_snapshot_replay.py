@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import TARGETS, rows_of, table
+from ..support.dbt import TARGETS
+from ..support.tables import rows_of, table
 
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
 REPO = Path(__file__).resolve().parents[2]

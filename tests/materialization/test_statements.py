@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 
-from .conftest import rows_of, table
+from ..support.tables import rows_of, table
 
 # what each run sends, in order: `show tables` of the staging dataset (the loads tables exist?), the
 # pending loads, the batch and the table described in one query, the batch statistics, the strategy's

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import PACKAGE_TARGETS, TARGETS, rows_of, table
+from ..support.dbt import PACKAGE_TARGETS, TARGETS
+from ..support.tables import rows_of, table
 
 pytestmark = [pytest.mark.dbt_targets(*TARGETS), pytest.mark.each_format]
 

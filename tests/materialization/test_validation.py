@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import TARGETS, rows_of, table
+from ..support.dbt import TARGETS
+from ..support.tables import rows_of, table
 
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
 

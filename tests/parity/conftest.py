@@ -14,7 +14,7 @@ from typing import Dict, List
 
 import pytest
 
-from ..conftest import add_summary
+from ..support.summary import add_summary
 from .judge import DIFFERS, IDENTICAL, ON_PURPOSE, Verdict, judge
 from .scenario import Scenario
 

@@ -76,7 +76,7 @@ class SparkBatch:
         return self._pipeline
 
     def _write_project(self) -> None:
-        from tests.conftest import REPO
+        from tests.support.paths import REPO
 
         shutil.rmtree(self.project, ignore_errors=True)
         (self.project / "models").mkdir(parents=True)

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ..conftest import add_summary
-from ..support.tally import Tally
-
-TALLY = Tally("extractor differential vs airbyte-cdk 7")
-record = TALLY.record
+from ..support.summary import add_summary
+from ..support.tally import VS_AIRBYTE as TALLY
 
 
 def pytest_sessionfinish(session):

@@ -35,7 +35,7 @@ from python_extract.sources.registry import get_plugin, resolve_config  # noqa: 
 from python_extract.state import new_state  # noqa: E402
 
 from . import manifests  # noqa: E402
-from .conftest import record  # noqa: E402
+from ..support.tally import record_vs_airbyte as record  # noqa: E402
 
 PACKAGE, VERSION = "airbyte-source-hardcoded-records", "0.0.48"
 VENVS = Path(os.environ.get("SPARKLOAD_CONNECTORS_CACHE", Path.home() / ".cache" / "sparkload" / "connectors"))

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("airbyte_cdk", reason="the judge: pip install 'airbyte-cdk>=7,<8'")
 
 from . import cdk_side, sparkload_side  # noqa: E402
-from .conftest import record
+from ..support.tally import record_vs_airbyte as record
 from .events_api import EventsApi, EventsServer
 from .window_cases import CASES, Case, Unsupported, to_incremental
 

@@ -13,7 +13,7 @@ pytest.importorskip("airbyte_cdk", reason="the judge: pip install 'airbyte-cdk>=
 freezegun = pytest.importorskip("freezegun")
 
 from . import manifest_sides, manifests  # noqa: E402
-from .conftest import record  # noqa: E402
+from ..support.tally import record_vs_airbyte as record  # noqa: E402
 from .connector_api import ConnectorApi, ConnectorServer  # noqa: E402
 from .manifest_cases import CASES, Case  # noqa: E402
 

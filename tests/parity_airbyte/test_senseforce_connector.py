@@ -39,7 +39,7 @@ from python_extract.sources.airbyte.connector import install
 from python_extract.sources.registry import get_plugin, resolve_config
 from python_extract.state import decode_value, new_state
 
-from .conftest import record
+from ..support.tally import record_vs_airbyte as record
 from .senseforce_api import PACKAGE, ROWS, VENVS, VERSION, SenseforceApi, SenseforceServer, config_of, ms, row
 
 KILLER = Path(__file__).parents[1] / "airbyte" / "killing_connector.py"

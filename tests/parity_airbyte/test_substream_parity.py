@@ -37,7 +37,7 @@ from python_extract.sources.rest_api.source import RestApiSource  # noqa: E402
 from python_extract.state import decode_value, new_state  # noqa: E402
 
 from . import manifest_cases, manifest_sides, manifests  # noqa: E402
-from .conftest import record  # noqa: E402
+from ..support.tally import record_vs_airbyte as record  # noqa: E402
 from .connector_api import ConnectorApi, ConnectorServer  # noqa: E402
 
 CASE = next(c for c in manifest_cases.CASES if c.name == "substream_per_partition_state")

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ..conftest import add_summary
-from ..support.tally import Tally
-
-TALLY = Tally("extractor differential vs dlt 1.31")
-record = TALLY.record
+from ..support.summary import add_summary
+from ..support.tally import VS_DLT as TALLY
 
 
 def pytest_sessionfinish(session):

@@ -14,7 +14,7 @@ import pytest
 import python_extract as sl
 from python_extract.dataset import DatasetError
 
-from .conftest import record
+from ..support.tally import record_vs_dlt as record
 from .sides import DltSide, SparkloadSide
 
 ROWS = [{"id": i, "name": f"n{i % 2}", "amount": Decimal(f"{i}.50"), "ts": dt.datetime(2024, 1, i + 1, 12, tzinfo=dt.timezone.utc),

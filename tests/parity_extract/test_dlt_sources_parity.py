@@ -11,9 +11,9 @@ from typing import Any, Callable, Dict, List
 
 import pytest
 
-from ..sources.api_server import ApiServer, ShopApi, iso
+from ..support.api_server import ApiServer, ShopApi, iso
 from .compare import differences
-from .conftest import record
+from ..support.tally import record_vs_dlt as record
 from .sides import DltSide, SparkloadSide
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)

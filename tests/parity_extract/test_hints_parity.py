@@ -21,7 +21,7 @@ from python_extract.normalize.schema import Table as SchemaTable
 from python_extract.scaffold import _sparkload_config
 
 from .compare import column_types
-from .conftest import record
+from ..support.tally import record_vs_dlt as record
 from .sides import SYSTEM, DltSide, SparkloadSide, comparable
 from .sides import Table as SideTable
 

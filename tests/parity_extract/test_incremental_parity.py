@@ -15,7 +15,7 @@ import pytest
 
 import python_extract as sl
 
-from .conftest import record
+from ..support.tally import record_vs_dlt as record
 from .incremental_cases import CASES, Case
 from .sides import SYSTEM, DltSide, SparkloadSide
 

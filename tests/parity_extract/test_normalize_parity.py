@@ -17,7 +17,7 @@ import python_extract as sl
 from python_extract.normalize.exceptions import ColumnNameCollision
 
 from .compare import case_tables, column_types, differences
-from .conftest import record
+from ..support.tally import record_vs_dlt as record
 from .normalize_cases import CASES, Case
 from .sides import DltSide, SparkloadSide
 

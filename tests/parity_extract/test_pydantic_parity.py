@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 import python_extract as sl
 
 from .compare import column_types
-from .conftest import record
+from ..support.tally import record_vs_dlt as record
 from .sides import SYSTEM, DltSide, SparkloadSide
 
 

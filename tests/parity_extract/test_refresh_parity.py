@@ -16,7 +16,7 @@ import pytest
 import python_extract as sl
 
 from .compare import column_types
-from .conftest import record
+from ..support.tally import record_vs_dlt as record
 from .sides import SYSTEM, DltSide, SparkloadSide
 
 LOAD_1 = {"a": [{"id": 1, "v": "x", "kids": [{"k": 1}]}, {"id": 2, "v": "y", "kids": []}], "b": [{"q": 1}]}

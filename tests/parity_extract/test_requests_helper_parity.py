@@ -8,7 +8,7 @@ from typing import Dict
 
 import pytest
 
-from .conftest import record
+from ..support.tally import record_vs_dlt as record
 
 
 class _Server:

@@ -11,8 +11,8 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 
-from ..sources.api_server import API_KEY, BASIC, TOKEN, ApiServer, ShopApi, iso
-from .conftest import record
+from ..support.api_server import API_KEY, BASIC, TOKEN, ApiServer, ShopApi, iso
+from ..support.tally import record_vs_dlt as record
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 ITEMS = [{"id": i, "name": f"item {i}", "updated_at": iso(T0 + dt.timedelta(hours=i))} for i in range(1, 8)]

@@ -14,8 +14,8 @@ import pytest
 from python_extract.sources.rest_api.client import RestClient
 from python_extract.sources.rest_api.paginators import Request, build_paginator
 
-from ..sources.api_server import ApiServer, ShopApi, iso
-from .conftest import record
+from ..support.api_server import ApiServer, ShopApi, iso
+from ..support.tally import record_vs_dlt as record
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 ITEMS = [{"id": i, "name": f"item {i}", "updated_at": iso(T0 + dt.timedelta(hours=i))} for i in range(1, 8)]

@@ -15,7 +15,7 @@ import pytest
 
 import python_extract as sl
 
-from .conftest import record
+from ..support.tally import record_vs_dlt as record
 from .sides import DltSide, SparkloadSide
 
 ROWS = [{"id": 1, "kids": [{"k": 1}, {"k": 2}]}, {"id": 2, "kids": []}]

@@ -10,7 +10,7 @@ import pytest
 
 import python_extract as sl
 
-from .conftest import record
+from ..support.tally import record_vs_dlt as record
 from .sides import SYSTEM, DltSide, SparkloadSide
 
 # each run the parent API has two more issues; its cursor keeps the transformer to the new ones

@@ -4,22 +4,12 @@ stage and restarted; then 0 rows lost or duplicated, no cursor ahead of its data
 equal to a fault-free `dbt run` of the same loads. The full run (>= 200 kills) is run by hand."""
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from types import SimpleNamespace
 
 import pytest
 
-from .support import REPO
-
-
-def _chaos():
-    spec = importlib.util.spec_from_file_location("chaos", REPO / "scripts" / "chaos.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["chaos"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+from ..support.chaos import load_chaos as _chaos
 
 
 @pytest.mark.each_format  # landing, commits and the catalog under kills are each format's own

@@ -108,7 +108,7 @@ def test_unreachable_catalog__one_line_naming_the_uri_and_its_cause_not_a_java_t
 
 def test_java_errors__the_one_line_keeps_each_exception_and_drops_the_stack_frames():
     """What `main` prints for a failure whose text is a Java exception chain (py4j's Py4JJavaError)."""
-    from ..adapter.test_errors import WRAPPED
+    from ..support.spark_errors import WRAPPED
 
     class Py4JJavaError(Exception):
         pass

@@ -11,7 +11,7 @@ import subprocess
 import time
 
 from .support import column
-from .test_chaos import _chaos
+from ..support.chaos import load_chaos as _chaos
 
 
 def test_dbt_run_during_a_slow_landing__applies_only_complete_loads(lakehouse, spark, names, tmp_path):

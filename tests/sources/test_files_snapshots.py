@@ -12,7 +12,7 @@ from python_extract.errors import ConfigError
 from python_extract.sources.files.source import DATE_PATTERN, date_in_name
 from python_extract.sources.registry import get_plugin, resolve_config
 
-from .conftest import staged
+from ..support.staging import staged
 
 
 def snapshot(path, rows, mtime):

@@ -14,7 +14,7 @@ from python_extract.sources.files.source import new_files, remember
 from python_extract.sources.files.listing import FileItem
 from python_extract.sources.registry import SourceConfigError, get_plugin, resolve_config
 
-from .conftest import staged
+from ..support.staging import staged
 
 ROWS = [{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}]
 

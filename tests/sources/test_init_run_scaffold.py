@@ -8,7 +8,7 @@ import yaml
 
 from python_extract.cli import main as sparkload
 
-from .test_rest_api_source import T0, item
+from ..support.shop_items import T0, item
 
 
 def _dbt_project(path, home, schema):

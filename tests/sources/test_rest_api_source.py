@@ -9,18 +9,9 @@ import pytest
 from python_extract.sources.registry import SourceConfigError, get_plugin, resolve_config
 from python_extract.sources.rest_api.source import RestApiSource
 
-from .api_server import TOKEN, iso
-from .conftest import staged
-
-T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
-
-
-def at(hours: float) -> str:
-    return iso(T0 + dt.timedelta(hours=hours))
-
-
-def item(i: int, hours: float, name: str = None):
-    return {"id": i, "name": name or f"item {i}", "updated_at": at(hours), "tags": [f"t{i}"]}
+from ..support.api_server import TOKEN
+from ..support.shop_items import T0, at, item
+from ..support.staging import staged
 
 
 def source(api, resource: dict, **client):
@@ -174,7 +165,7 @@ def test_bad_config__fails_before_any_request_naming_the_yaml_path(api, mutate, 
 ])
 def test_paginators_and_auth__land_every_page_into_staging_through_rate_limits(
         api, pipe, monkeypatch, path, paginator, selector, mode, auth):
-    from .api_server import API_KEY, BASIC, CLIENT
+    from ..support.api_server import API_KEY, BASIC, CLIENT
 
     api.items = [item(i, i) for i in range(1, 6)]
     api.auth, api.rate_limit_every = mode, 5

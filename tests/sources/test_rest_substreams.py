@@ -8,7 +8,7 @@ from python_extract.sources.rest_api.source import RestApiSource
 
 from ..parity_airbyte import manifest_cases
 from ..parity_airbyte.connector_api import ConnectorApi, ConnectorServer
-from .conftest import staged
+from ..support.staging import staged
 
 SINCE = {"cursor_path": "updated_at", "initial_value": "2024-01-01T00:00:00Z", "start_param": {"in": "query", "name": "since"}}
 

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from python_extract.sources.registry import get_plugin, resolve_config
 
 from ..support.postgres import PostgresServer, pg_bin
-from .conftest import staged
+from ..support.staging import staged
 
 T0 = dt.datetime(2026, 3, 1, 12, 0, 0)
 

@@ -22,3 +22,10 @@ class Tally:
 
     def lines(self):
         return [f"{suite}: " + ", ".join(f"{k} {v}" for k, v in counts.items()) for suite, counts in sorted(self.counts.items())]
+
+
+# the two differentials' tallies: their conftests print them at the end of the run, their tests record into them
+VS_DLT = Tally("extractor differential vs dlt 1.31")
+VS_AIRBYTE = Tally("extractor differential vs airbyte-cdk 7")
+record_vs_dlt = VS_DLT.record
+record_vs_airbyte = VS_AIRBYTE.record
