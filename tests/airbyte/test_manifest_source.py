@@ -53,7 +53,7 @@ def test_docs_example__two_runs_land_the_tickets_and_dbt_applies_them_by_delete_
                                                     fmt="%Y-%m-%dT%H:%M:%SZ")})
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HELPDESK_TOKEN", "t0ken")
-    project = tmp_path / "dbt"
+    project = tmp_path / "helpdesk"  # the project is named after its folder, and "dbt" is dbt's own package
 
     def dbt_run() -> Dict[str, List[tuple]]:
         """dbt run, then each model's table: (id, status), and for scd2 whether the version is active."""
