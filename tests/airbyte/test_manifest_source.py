@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import sys
 import zipfile
+from typing import Dict, List
 
 import pytest
 import yaml
@@ -44,11 +45,26 @@ def one_line(error: pytest.ExceptionInfo) -> str:
     return text
 
 
-def test_docs_example__two_runs_land_the_tickets_and_the_second_asks_from_the_state(lakehouse, names, tmp_path, monkeypatch, spark):
+def test_docs_example__two_runs_land_the_tickets_and_dbt_applies_them_by_delete_insert_upsert_and_scd2(
+        lakehouse, names, tmp_path, monkeypatch, spark):
+    from dbt.cli.main import dbtRunner
+
     api = ConnectorApi(routes={"/v1/tickets": Route([ticket(1, 2), ticket(2, 3), ticket(3, 5)], since="since",
                                                     fmt="%Y-%m-%dT%H:%M:%SZ")})
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HELPDESK_TOKEN", "t0ken")
+    project = tmp_path / "helpdesk"  # the project is named after its folder, and "dbt" is dbt's own package
+
+    def dbt_run() -> Dict[str, List[tuple]]:
+        """dbt run, then each model's table: (id, status), and for scd2 whether the version is active."""
+        result = dbtRunner().invoke(["run", "--project-dir", str(project), "--profiles-dir", str(project)])
+        assert result.success, result.exception
+        tables = {m: sorted(tuple(r) for r in spark.sql(f"select id, status from `{names.target}`.{m}").collect())
+                  for m in ("tickets_delete_insert", "tickets_upsert")}
+        tables["tickets"] = sorted(tuple(r) for r in spark.sql(
+            f"select id, status, _dlt_valid_to is null from `{names.target}`.tickets").collect())
+        return tables
+
     with ConnectorServer(api):
         (tmp_path / "tickets_manifest.yaml").write_text(yaml.safe_dump(docs_manifest(api.base_url)))
         pipeline = yaml.safe_load(readme_block(SECTION, "# tickets_pipeline.yaml"))
@@ -60,6 +76,28 @@ def test_docs_example__two_runs_land_the_tickets_and_the_second_asks_from_the_st
         assert sparkload(["run", "tickets_pipeline.yaml", *home]) == 0
         assert [q.get("since") for _, q in api.requests] == ["2024-01-01T00:00:00Z"] * 2  # the manifest's check, the read
         assert staged(spark_pipe(names, lakehouse, tmp_path), "tickets", "id", "status") == [(1, "open"), (2, "open"), (3, "open")]
+
+        # the model scaffolded from the stream's hints (scd2, as the pipeline file says), and two more on the same
+        # staging table: delete-insert and upsert
+        project.mkdir()
+        assert sparkload(["dbt", "scaffold", "--dataset", names.staging, "--project-dir", str(project), *home]) == 0
+        model = next(project.rglob("tickets.sql"))
+        text = model.read_text()
+        assert "write_disposition='merge'" in text and "strategy='scd2'" in text and "primary_key='id'" in text
+        assert "merge_key='id'" in text and "dedup_sort" in text and "updated_at" in text
+        for strategy in ("delete-insert", "upsert"):
+            (model.parent / f"tickets_{strategy.replace('-', '_')}.sql").write_text(
+                f"{{{{ config(materialized='sparkload', write_disposition='merge', strategy='{strategy}', primary_key='id', "
+                f"dedup_sort={{'updated_at': 'desc'}}) }}}}\nselect * from {{{{ source('{names.staging}', 'tickets') }}}}\n")
+        profiles = yaml.safe_load((project / "profiles.yml").read_text())
+        for output in next(iter(profiles.values()))["outputs"].values():
+            output["schema"] = names.target
+        (project / "profiles.yml").write_text(yaml.safe_dump(profiles))
+
+        # dbt run 1: load 1 applied by each strategy
+        opened = [(1, "open"), (2, "open"), (3, "open")]
+        assert dbt_run() == {"tickets_delete_insert": opened, "tickets_upsert": opened,
+                             "tickets": [(1, "open", True), (2, "open", True), (3, "open", True)]}
 
         # run 2: ticket 2 closed, ticket 4 new; the request starts at the state (ticket 3's updated_at)
         api.routes["/v1/tickets"].records[1:2] = []
@@ -76,13 +114,13 @@ def test_docs_example__two_runs_land_the_tickets_and_the_second_asks_from_the_st
         state = pipe.state["sources"]["helpdesk"]["resources"]["tickets"]["custom"]["airbyte_state"]
         assert state == {"updated_at": "2024-01-08T00:00:00Z"}
 
-        # the hints dbt's model is scaffolded from: merge, scd2, the primary key, the cursor as dedup_sort
-        project = tmp_path / "dbt"
-        project.mkdir()
-        assert sparkload(["dbt", "scaffold", "--dataset", names.staging, "--project-dir", str(project), *home]) == 0
-        model = next(project.rglob("tickets.sql")).read_text()
-        assert "write_disposition='merge'" in model and "strategy='scd2'" in model and "primary_key='id'" in model
-        assert "dedup_sort" in model and "updated_at" in model
+        # dbt run 2: load 2 holds the changed tickets only (an incremental read): ticket 1, absent, stays as it
+        # is in every table (scd2 keeps its version active: the stream's merge_key is its primary key), ticket 2
+        # is updated (scd2: its open version retired, the closed one active), ticket 3, read again at the
+        # boundary unchanged, keeps its one version
+        latest = [(1, "open"), (2, "closed"), (3, "open"), (4, "open")]
+        assert dbt_run() == {"tickets_delete_insert": latest, "tickets_upsert": latest, "tickets": [
+            (1, "open", True), (2, "closed", True), (2, "open", False), (3, "open", True), (4, "open", True)]}
 
 
 def spark_pipe(names, lakehouse, tmp_path):
@@ -193,3 +231,21 @@ def test_manifest__a_read_leaves_the_callers_logging_and_environment_as_it_found
     assert messages[-1] == ("state", {"updated_at": "2024-01-02T00:00:00Z"})
     assert (list(root.handlers), root.level) == (handlers, level)
     assert "REQUEST_CACHE_PATH" not in os.environ
+
+
+def test_manifest__an_incremental_stream_under_scd2_gets_its_primary_key_as_merge_key_and_no_other_does():
+    """A load of an incremental stream holds the changed records only: scd2 without a merge_key would retire
+    every key absent from it (the dbt run of the docs example above shows the tables)."""
+    scd2 = {"disposition": "merge", "strategy": "scd2"}
+    full_refresh = docs_manifest()
+    del full_refresh["streams"][0]["incremental_sync"]
+    keys = {}
+    for case, manifest, disposition in [("incremental scd2", docs_manifest(), scd2),
+                                        ("incremental upsert", docs_manifest(), {"disposition": "merge", "strategy": "upsert"}),
+                                        ("incremental default", docs_manifest(), None),
+                                        ("full refresh scd2", full_refresh, scd2)]:
+        stream = {"name": "tickets", **({"write_disposition": disposition} if disposition else {})}
+        resource = ManifestSource(manifest, CONFIG, streams=[stream], check=False).resource("tickets")
+        keys[case] = (resource.primary_key, resource.merge_key)
+    assert keys == {"incremental scd2": (["id"], ["id"]), "incremental upsert": (["id"], []),
+                    "incremental default": (["id"], []), "full refresh scd2": (["id"], [])}

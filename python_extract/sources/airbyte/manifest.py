@@ -10,7 +10,9 @@ the CDK's):
   joined with `__`, as the normaliser names the column), its cursor field gets `dedup_sort: desc`, so a
   record read twice in one load (a window's boundary, a lookback) keeps its latest version;
 - incremental with a primary key is `merge` (delete-insert unless the stream's `write_disposition`
-  says otherwise: upsert, scd2, ...); incremental without one `append`; full refresh `replace`;
+  says otherwise: upsert, scd2, ...); incremental without one `append`; full refresh `replace`; an
+  incremental stream under scd2 gets its primary key as `merge_key` (a load holds the changed records
+  only: a key absent from it is not retired);
 - the stream's state (the CDK's STATE message for it, whatever its shape: a cursor, per-partition
   states, a parent's state) is the resource's `airbyte_state`, handed back to the CDK on the next run;
 - a STATE message is a checkpoint: the records before it and that state land as one load; a load is
@@ -306,7 +308,12 @@ class ManifestSource:
         disposition = spec.get("write_disposition") or (
             ("merge" if primary_key else "append") if incremental else "replace")
         columns = {cursor: {"dedup_sort": "desc"}} if cursor and primary_key and incremental else None
-        return Resource(read, name, primary_key=primary_key or None, write_disposition=disposition, columns=columns)
+        strategy = disposition.get("strategy") if isinstance(disposition, dict) else None
+        # an incremental read holds the changed records only: scd2 without a merge_key takes a load for a full
+        # extract and retires every key absent from it, so only the keys in a load may be retired
+        merge_key = primary_key if incremental and primary_key and strategy == "scd2" else None
+        return Resource(read, name, primary_key=primary_key or None, merge_key=merge_key or None,
+                        write_disposition=disposition, columns=columns)
 
     def source(self) -> Source:
         return Source(self.name, [self.resource(n) for n in self.selected])
