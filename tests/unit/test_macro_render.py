@@ -113,7 +113,7 @@ def cfg(**over: Any) -> MappingProxyType:
             "dedup_sort": None, "hard_delete": None, "validity_column_names": ["_dlt_valid_from", "_dlt_valid_to"],
             "active_record_timestamp": None, "boundary_timestamp": None, "row_version_column_name": "_dlt_id",
             "deduplicated": False, "load_status_in": 0, "load_status_out": None, "loads": Relation("raw", "_dlt_loads"),
-            "file_format": "iceberg", "partition_by": [], "tblproperties": {"format-version": "2"}, "children": [],
+            "file_format": "iceberg", "partition_by": [], "cluster_by": [], "tblproperties": {"format-version": "2"}, "children": [],
             "removes_rows": False, "family": None, "active_literal": "cast(null as timestamp)"}
     base.update(over)
     name = base["strategy"] or base["write_disposition"]
