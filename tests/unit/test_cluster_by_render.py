@@ -69,3 +69,29 @@ def test_cluster_by_columns__a_column_the_model_lacks_is_named_with_the_model(pa
     # a scd2 root may cluster by its validity columns, which the table has and the batch has not
     package["validate_sparkload_columns"](TARGET, cfg(strategy="scd2", primary_key=[], merge_key=["id"],
                                                       cluster_by=["_dlt_valid_from"]), COLUMNS, PENDING)
+
+
+class Answering(Package):
+    """The package with `run_query` answering from `answers` (SQL prefix -> rows as dicts), as dbt's agate tables."""
+
+    answers: dict = {}
+
+    def _no_queries(self, sql):
+        from dbt_common.clients.agate_helper import table_from_data_flat
+
+        rows = next(rows for prefix, rows in self.answers.items() if sql.startswith(prefix))
+        return table_from_data_flat(rows, list(rows[0]))
+
+
+@pytest.mark.parametrize("file_format, answers, layout", [
+    ("delta", {"describe detail `target`.`items`": [{"clusteringColumns": ["id", "na`me"], "partitionColumns": []}]},
+     {"columns": ["id", "na`me"], "partitioned": False}),
+    ("delta", {"describe detail": [{"clusteringColumns": [], "partitionColumns": ["day"]}]}, {"columns": [], "partitioned": True}),
+    ("iceberg", {"show tblproperties `target`.`items`": [{"key": "sort-order", "value": "id ASC NULLS FIRST, day DESC NULLS LAST"},
+                                                         {"key": "format-version", "value": "2"}]},
+     {"columns": ["id", "day DESC NULLS LAST"], "partitioned": False}),  # another direction never equals a column
+    ("iceberg", {"show tblproperties": [{"key": "format-version", "value": "2"}]}, {"columns": [], "partitioned": False}),
+])
+def test_cluster_by_fetch__reads_delta_detail_and_iceberg_sort_order_as_dbt_hands_them(file_format, answers, layout):
+    package = type("P", (Answering,), {"answers": answers})()
+    assert package["fetch_sparkload_clustering"](TARGET, file_format) == layout

@@ -4,6 +4,7 @@ escaping, the dispatch convention (one wrapper per overridable macro) and a read
 A fast tier only: what the statements do is judged on real Spark (tests/materialization/)."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from types import MappingProxyType
@@ -65,7 +66,7 @@ class Package:
                                                   "warn": staticmethod(lambda msg: None)}),
             "log": lambda *a, **k: "", "execute": True, "statement": self._statement,
             "run_query": self._no_queries, "var": lambda name, default=None: (variables or {}).get(name, default),
-            "graph": graph or {"nodes": {}},
+            "graph": graph or {"nodes": {}}, "fromjson": lambda text, default=None: json.loads(text) if text else default,
         })
         env = get_environment()
         texts = [f.read_text() for f in sorted(MACROS.rglob("*.sql"))] + list((overrides or {}).values())
