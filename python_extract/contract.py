@@ -76,6 +76,7 @@ class ColumnHints(typing.TypedDict, total=False):
     precision: int  # bigint: its bits (8, 16, 32, 64); decimal: its digits (<= 38); other types keep none
     scale: int  # decimal: digits after the point (default 9, as DECIMAL_DEFAULT)
     partition: bool  # the staging table is partitioned by it; the scaffold's model gets partition_by
+    cluster: bool  # dlt's Databricks CLUSTER BY: the scaffold's model gets cluster_by (the final table's layout)
     unique: bool  # kept in the schema; no constraint (as dlt's Databricks destination)
     timezone: bool  # kept in the schema; a timestamp is always UTC (docs/parity.md says why)
 
@@ -135,6 +136,7 @@ class ModelConfig(RootModelConfig, Scd2ModelConfig, total=False):
     root_model: str
     file_format: TableFormat
     partition_by: Keys
+    cluster_by: Keys  # Delta liquid clustering, or Iceberg's sort order (docs/materialization.md)
     tblproperties: Mapping[str, str]
     maintenance: Mapping[str, Any]
     change_data_feed: bool  # Delta's Change Data Feed on the model's table (docs/materialization.md)
@@ -496,9 +498,6 @@ def check_columns(columns: Any, owner: str) -> Dict[str, Dict[str, Any]]:
         if hints.get("name", column) != column:
             raise HintError(f"{where}: name={hints['name']!r} is not the column's name")
         hints = {k: v for k, v in hints.items() if k != "name"}  # dlt's column schema repeats it
-        if "cluster" in hints:  # dlt's Databricks CLUSTER BY; sparkload has no model config for clustering yet
-            raise HintError(f"{where}: cluster is dlt's hint that sparkload does not build (no Delta liquid clustering "
-                            "or Iceberg sort order yet); use partition, or set the final table's properties in dbt")
         unknown = sorted(set(hints) - set(COLUMN_HINTS))
         if unknown:
             named = ", ".join(f"{u}{did_you_mean(u, COLUMN_HINTS)}" for u in unknown)
@@ -506,7 +505,7 @@ def check_columns(columns: Any, owner: str) -> Dict[str, Dict[str, Any]]:
         data_type = hints.get("data_type")
         if data_type is not None and data_type not in DATA_TYPES:
             raise HintError(f"{where}: data_type={data_type!r}{did_you_mean(data_type, DATA_TYPES)}; expected one of {', '.join(DATA_TYPES)}")
-        for key in ("primary_key", "merge_key", "hard_delete", "nullable", "partition", "unique", "timezone"):
+        for key in ("primary_key", "merge_key", "hard_delete", "nullable", "partition", "cluster", "unique", "timezone"):
             if key in hints and not isinstance(hints[key], bool):
                 raise HintError(f"{where}: {key}={hints[key]!r}; expected True or False")
         if "dedup_sort" in hints and hints["dedup_sort"] not in (*DEDUP_SORT_ORDERS, True, False):

@@ -4,7 +4,7 @@
 - `plan_dbt_scaffold(...)` / `write_files(...)` (`sparkload dbt scaffold`): a dbt `sources.yml` and one
   `sparkload` model per staging table, configured from the resource hints recorded in `_dlt_version`
   (write disposition, merge strategy, primary key, merge key, hard_delete, dedup_sort, partition as
-  partition_by: the contract's
+  partition_by, cluster as cluster_by: the contract's
   `ModelConfig` keys, python_extract/contract.py); child tables
   become child models following their root (`root_model`). Into a folder without `dbt_project.yml` it
   also writes a runnable project: `dbt_project.yml` and a `profiles.yml` (type sparkload, embedded, on
@@ -69,9 +69,10 @@ def _sparkload_config(table: Table, root_model: Optional[str]) -> ModelConfig:
             for c, meta in table.columns.items() if meta.get("dedup_sort")}
     if sort:
         config["dedup_sort"] = sort
-    partition = table.column_hint("partition")
-    if partition:
-        config["partition_by"] = partition if len(partition) > 1 else partition[0]
+    for hint, key in (("partition", "partition_by"), ("cluster", "cluster_by")):
+        columns = table.column_hint(hint)
+        if columns:
+            config[key] = columns if len(columns) > 1 else columns[0]
     return config
 
 

@@ -14,7 +14,7 @@
       'data_types': ['text', 'bigint', 'double', 'bool', 'decimal', 'timestamp', 'date', 'json', 'binary'],
       'key_hints': ['primary_key', 'merge_key'],
       'column_hints': ['primary_key', 'merge_key', 'hard_delete', 'dedup_sort', 'nullable', 'data_type', 'precision', 'scale',
-                       'partition', 'unique', 'timezone'],
+                       'partition', 'cluster', 'unique', 'timezone'],
       'table_hints': ['table_name', 'write_disposition', 'primary_key', 'merge_key', 'columns', 'max_table_nesting'],
       'resource_hints': ['table_name', 'write_disposition', 'primary_key', 'merge_key', 'columns', 'max_table_nesting',
                          'incremental'],
@@ -26,7 +26,7 @@
                             'deduplicated', 'load_status_in', 'load_status_out', 'sequence_by', 'tombstone_retention',
                             'validity_column_names', 'active_record_timestamp', 'boundary_timestamp',
                             'row_version_column_name', 'boundary_column', 'loads_dataset',
-                            'root_model', 'file_format', 'partition_by', 'tblproperties', 'maintenance', 'change_data_feed'],
+                            'root_model', 'file_format', 'partition_by', 'cluster_by', 'tblproperties', 'maintenance', 'change_data_feed'],
       'strategies': {
           'append': {'disposition': 'append', 'requires': [], 'ignores': {}, 'options': [], 'prune_keys': [],
               'prune_keys_repeat': false, 'removes_rows': false, 'grouping': 'batch', 'one_row_per_key': false,

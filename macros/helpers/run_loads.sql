@@ -6,7 +6,7 @@
     on spark or databricks) nothing is shared and every model reads as before.
 
     Only a model the shared read shows as idle uses it: a root model reading one dbt source, whose
-    table exists, not rebuilt, without `--vars sparkload_skip_loads` or `change_data_feed`, and whose
+    table exists, not rebuilt, without `--vars sparkload_skip_loads`, `change_data_feed` or `cluster_by`, and whose
     pending loads are all recorded in `_sparkload_load_tables` without its staging table (they bring it
     no rows). It runs no describe and no statistics, and sends no statement: the run's last sparkload
     model records the loads of every idle model in one insert per ledger. Every other model reads its
@@ -29,7 +29,7 @@
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set sources = model.depends_on.nodes -%}
   {%- if adapter.type() != 'sparkload' or full_refresh or existing is none or cfg.root is not none or cfg.load_tables is none
-        or cfg.change_data_feed is not none or var('sparkload_skip_loads', none) is not none
+        or cfg.change_data_feed is not none or cfg.cluster_by or var('sparkload_skip_loads', none) is not none
         or sources | length != 1 or not sources[0].startswith('source.') -%}
     {{ return(none) }}
   {%- endif -%}

@@ -4,7 +4,8 @@
     columns new in the batch are added (nullable, so adding them twice after a crash is harmless), a
     column whose type changed stops the run before anything is written. -#}
 
-{#- `using <format> [partitioned by (...)] tblproperties (...)`, shared by CREATE and CREATE OR REPLACE. -#}
+{#- `using <format> [partitioned by (...)] [cluster by (...)] tblproperties (...)`, shared by CREATE and CREATE
+    OR REPLACE; `cluster by` where the format clusters at creation (sparkload_format_clustering). -#}
 {% macro get_sparkload_table_options_sql(cfg) -%}
   {{ return(adapter.dispatch('get_sparkload_table_options_sql', 'sparkload')(cfg)) }}
 {%- endmacro %}
@@ -16,6 +17,7 @@
   {%- for key, value in cfg.tblproperties.items() -%}{%- do props.append(q(key) ~ ' = ' ~ q(value)) -%}{%- endfor -%}
   using {{ cfg.file_format }}
   {%- if cfg.partition_by %} partitioned by ({{ sl.sparkload_column_list(cfg.partition_by) }}){% endif %}
+  {%- if cfg.cluster_by and sl.sparkload_format_clustering(cfg.file_format).on_create %} cluster by ({{ sl.sparkload_column_list(cfg.cluster_by) }}){% endif %}
   {%- if props %} tblproperties ({{ props | join(', ') }}){% endif %}
 {%- endmacro %}
 
@@ -133,4 +135,25 @@
       alter table {{ sl.sparkload_relation(target) }} set tblproperties ('delta.enableChangeDataFeed' = {{ sl.sparkload_literal(wanted) }})
     {%- endcall -%}
   {%- endif -%}
+{%- endmacro %}
+
+{#- `cluster_by` on a model: its table laid out by those columns (formats.sql: Delta's liquid clustering,
+    Iceberg's sort order); one ALTER, only when the table's layout differs. Run on an existing table before
+    the run writes (its writes then follow it) and, where the format cannot set it at creation (Iceberg),
+    after a run that created or rewrote the table. A Delta table created partitioned cannot be clustered:
+    refused in one line, before anything is written. Removing the key leaves the table's layout as it is. -#}
+{% macro run_sparkload_cluster_by(target, cfg) -%}
+  {{ return(adapter.dispatch('run_sparkload_cluster_by', 'sparkload')(target, cfg)) }}
+{%- endmacro %}
+
+{% macro default__run_sparkload_cluster_by(target, cfg) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set found = sl.fetch_sparkload_clustering(target, cfg.file_format) -%}
+  {%- if found.columns == cfg.cluster_by -%}{{ return(none) }}{%- endif -%}
+  {%- if found.partitioned and not sl.sparkload_format_clustering(cfg.file_format).with_partition_by -%}
+    {{ sl._sparkload_fail(target, 'cluster_by=' ~ cfg.cluster_by | join(', ') ~ ', but the table is partitioned, and a ' ~ cfg.file_format ~ ' table is clustered or partitioned, never both. Rebuild it unpartitioned: remove partition_by and run `dbt run --full-refresh --select ' ~ model.name ~ '`.') }}
+  {%- endif -%}
+  {%- call statement('sparkload_cluster_by') -%}
+    {{ sl.get_sparkload_cluster_by_sql(target, cfg.file_format, cfg.cluster_by) }}
+  {%- endcall -%}
 {%- endmacro %}

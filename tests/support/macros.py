@@ -4,6 +4,7 @@ namespace; `cfg` and `args` build the read-only validated config and per-stateme
 `sql_of` renders a strategy's statement, `ctes` names its steps."""
 from __future__ import annotations
 
+import json
 import re
 from types import MappingProxyType
 from typing import Any, Callable, Dict, List, Optional
@@ -64,7 +65,7 @@ class Package:
                                                   "warn": staticmethod(lambda msg: None)}),
             "log": lambda *a, **k: "", "execute": True, "statement": self._statement,
             "run_query": self._no_queries, "var": lambda name, default=None: (variables or {}).get(name, default),
-            "graph": graph or {"nodes": {}},
+            "graph": graph or {"nodes": {}}, "fromjson": lambda text, default=None: json.loads(text) if text else default,
         })
         env = get_environment()
         texts = [f.read_text() for f in sorted(MACROS.rglob("*.sql"))] + list((overrides or {}).values())
@@ -112,7 +113,7 @@ def cfg(**over: Any) -> MappingProxyType:
             "dedup_sort": None, "hard_delete": None, "validity_column_names": ["_dlt_valid_from", "_dlt_valid_to"],
             "active_record_timestamp": None, "boundary_timestamp": None, "row_version_column_name": "_dlt_id",
             "deduplicated": False, "load_status_in": 0, "load_status_out": None, "loads": Relation("raw", "_dlt_loads"),
-            "file_format": "iceberg", "partition_by": [], "tblproperties": {"format-version": "2"}, "children": [],
+            "file_format": "iceberg", "partition_by": [], "cluster_by": [], "tblproperties": {"format-version": "2"}, "children": [],
             "removes_rows": False, "family": None, "active_literal": "cast(null as timestamp)"}
     base.update(over)
     name = base["strategy"] or base["write_disposition"]

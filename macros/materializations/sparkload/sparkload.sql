@@ -59,6 +59,7 @@
   {%- set target_columns = sl.sparkload_target_columns(columns, cfg) if existing is none
                            else sl.run_sparkload_evolve_target(target, columns, cfg, pending, described.table) -%}
   {%- if existing is not none and cfg.change_data_feed is not none -%}{%- do sl.run_sparkload_change_data_feed(target, cfg) -%}{%- endif -%}
+  {%- if existing is not none and cfg.cluster_by -%}{%- do sl.run_sparkload_cluster_by(target, cfg) -%}{%- endif -%}  {#- helpers/target.sql -#}
   {%- endif -%}
 
   {%- set table = namespace(empty=existing is none) -%}
@@ -67,6 +68,10 @@
     {%- do changed.append(sl.run_sparkload_apply_group(sl.sparkload_strategy_args(target, group, columns, target_columns, cfg, pending, table.empty))) -%}
     {%- set table.empty = table.empty and group.sql is none -%}
   {%- endfor -%}
+  {#- a format whose CREATE cannot cluster (Iceberg's sort order) gets it once the table was created or rewritten -#}
+  {%- if cfg.cluster_by and not sl.sparkload_format_clustering(cfg.file_format).on_create and (writes.any or existing is none) -%}
+    {%- do sl.run_sparkload_cluster_by(target, cfg) -%}
+  {%- endif -%}
   {%- if cfg.load_status_out is not none -%}
     {%- do sl.run_sparkload_advance_status(cfg) -%}
   {%- endif -%}

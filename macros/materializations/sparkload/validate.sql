@@ -68,6 +68,7 @@
   {{ return(dict(given,
       load_tables=loads_table.load_tables, staging_table=sl.sparkload_staging_table(model),
       partition_by=as_list(config.get('partition_by')), tblproperties=tblproperties, change_data_feed=change_data_feed,
+      cluster_by=sl._sparkload_validate_cluster_by(target, config.get('cluster_by'), as_list(config.get('partition_by')), file_format),
       children=sl.sparkload_child_relations(model.name) if root is none and spec.children else [],
       removes_rows=root is none and sl.sparkload_removes_rows(disposition, strategy, keys.primary_key + keys.merge_key),
       rewrites_ids=versions_by_content, tombstones=true if spec.tombstones and given.sequence_by and given.hard_delete else false,
@@ -214,7 +215,12 @@
           ~ 'Fix ' ~ key ~ ' in the model\'s config to name one of them, or select `' ~ col ~ '` in the model; the loads stay pending and apply once it is fixed.') }}
     {%- endfor -%}
   {%- endfor -%}
-  {%- for col in cfg.validity_column_names if sl.sparkload_strategy_spec(cfg).versions and cfg.root is none and col in names -%}
+  {%- set versions = sl.sparkload_strategy_spec(cfg).versions and cfg.root is none -%}
+  {%- for col in cfg.cluster_by or [] if col not in names and not (versions and col in cfg.validity_column_names) -%}
+    {{ sl._sparkload_fail(target, 'cluster_by column `' ~ col ~ '` is not among the model\'s columns (' ~ names | join(', ') ~ ')' ~ loads ~ '. '
+        ~ 'Fix cluster_by in the model\'s config to name one of them, or select `' ~ col ~ '` in the model; the loads stay pending and apply once it is fixed.') }}
+  {%- endfor -%}
+  {%- for col in cfg.validity_column_names if versions and col in names -%}
     {{ sl._sparkload_fail(target, 'the model selects a column `' ~ col ~ '`, which is a validity column of strategy=scd2' ~ loads ~ '; rename it, or set validity_column_names.') }}
   {%- endfor -%}
 {%- endmacro %}
@@ -267,6 +273,26 @@
     {{ return(what ~ ' ' ~ m.group(group) ~ ' is out of range') }}
   {%- endfor -%}
   {{ return('') }}
+{%- endmacro %}
+
+{#- `cluster_by` (dlt's `cluster` column hint): the columns the model's table is laid out by, as a list
+    (formats.sql: Delta's liquid clustering, Iceberg's sort order). Delta refuses it beside `partition_by`. -#}
+{% macro _sparkload_validate_cluster_by(target, value, partition_by, file_format) -%}
+  {{ return(adapter.dispatch('_sparkload_validate_cluster_by', 'sparkload')(target, value, partition_by, file_format)) }}
+{%- endmacro %}
+
+{% macro default___sparkload_validate_cluster_by(target, value, partition_by, file_format) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- if value is none -%}{{ return([]) }}{%- endif -%}
+  {%- set columns = sl._sparkload_as_list(value) if value is string or value is iterable and value is not mapping else none -%}
+  {%- if columns is none or not columns or (columns | reject('string') | list) or ('' in columns) or (columns | unique | list | length) != (columns | length) -%}
+    {{ sl._sparkload_fail(target, 'cluster_by=' ~ value ~ ' is not valid; expected a column or a list of distinct columns, e.g. cluster_by=[\'customer_id\', \'day\'].') }}
+  {%- endif -%}
+  {%- set clustering = sl.sparkload_format_clustering(file_format) -%}
+  {%- if partition_by and not clustering.with_partition_by -%}
+    {{ sl._sparkload_fail(target, 'cluster_by=' ~ columns | join(', ') ~ ' with partition_by=' ~ partition_by | join(', ') ~ ': a ' ~ file_format ~ ' table is clustered (' ~ clustering.name ~ ') or partitioned, never both; remove one of them.') }}
+  {%- endif -%}
+  {{ return(columns) }}
 {%- endmacro %}
 
 {#- `change_data_feed`: true or false turns Delta's Change Data Feed on or off for the model's table (a
