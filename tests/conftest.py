@@ -119,9 +119,10 @@ def pytest_configure(config):
         if "-Djava.io.tmpdir=" not in os.environ[var]:
             os.environ[var] += f" -Djava.io.tmpdir={os.environ['SPARK_LOCAL_DIRS']}"
     if not (XDIST_WORKER or fast_tier_only(config)):  # the workers start after it, and find it
-        from python_extract.lakehouse import LakehouseConfig, class_archive
+        from python_extract.lakehouse import LakehouseConfig
+        from python_extract.runtime import archive_training
 
-        class_archive.ensure(LakehouseConfig.from_env(home=scratch / "class-archive"))
+        archive_training.ensure(LakehouseConfig.from_env(home=scratch / "class-archive"))
     if XDIST_WORKER:  # dbt's partial parse, manifest and run results of this worker only
         os.environ["DBT_TARGET_PATH"] = str(INTEGRATION / "target" / XDIST_WORKER)
         end_with_the_controller()
@@ -304,7 +305,7 @@ def end_with_the_controller() -> None:
 
 @pytest.fixture(scope="session")
 def watchdog():
-    from python_extract.servers.processes import Watchdog
+    from python_extract.runtime.processes import Watchdog
 
     dog = Watchdog()
     yield dog

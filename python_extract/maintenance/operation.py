@@ -8,8 +8,9 @@ A dataset is maintained in one dbt invocation; when that fails (say a commit con
 not resolve), its tables are retried one by one, once, and a table that fails again is reported as
 skipped with its error, so one busy table never stops the others.
 
-A dry run changes nothing, so when the lakehouse's warm server runs (servers/warm.py) it lists the tables
-and runs the operation over thrift there (the adapter's `thrift` method), starting no JVM here.
+A dry run changes nothing, so given a session on the lakehouse's running warm server (`warm`: the CLI
+passes one when a server runs, runtime/warm.py) it lists the tables and runs the operation over thrift
+there (the adapter's `thrift` method), starting no JVM here.
 
 Errors: `MaintenanceError` (the policy is invalid, checked before Spark starts by policy.py, or dbt could
 not start).
@@ -42,8 +43,11 @@ def maintain(
     dry_run: bool = False,
     policy: Any = True,
     on_report: Optional[Callable[[Dict[str, Any]], None]] = None,
+    warm: Any = None,
 ) -> List[Dict[str, Any]]:
-    """Maintain every table of `datasets` (default: all) by `policy`; one report per table.
+    """Maintain every table of `datasets` (default: all) by `policy`; one report per table. A dry run given
+    `warm` (a `runtime.warm.WarmSession` on the lakehouse's running warm server) runs on it instead of a
+    session here; a run that changes tables always runs here.
 
     >>> reports = maintain(LakehouseConfig.from_env(), datasets=["shop_raw"], dry_run=True)
     >>> [r["table"] for r in reports if r["actions"]]     # tables with something to do
@@ -52,7 +56,7 @@ def maintain(
 
     check_policy(policy)  # before the session starts: a bad policy fails in a second, once
     config = config or LakehouseConfig.from_env()
-    warm = _warm_session(config) if dry_run else None
+    warm = warm if dry_run else None
     started = time.monotonic()
     spark = warm if warm is not None else get_session(config)
     log.info("%s in %.1f s", f"answered by the warm server pid {warm.endpoint.pid} (no JVM started here)" if warm is not None
@@ -103,21 +107,6 @@ def describe(report: Dict[str, Any]) -> str:
 
 
 _PROJECTS: Dict[Path, tempfile.TemporaryDirectory] = {}
-
-
-def _warm_session(config: LakehouseConfig):
-    """The lakehouse's running warm server as a session (servers/warm.py), or None: a dry run changes
-    nothing, so it may ask the warm server instead of starting a JVM here."""
-    from ..servers.warm import WarmSession, running_server
-
-    endpoint = running_server(config.home)
-    if endpoint is None:
-        return None
-    try:
-        return WarmSession.connect(endpoint, config.home)
-    except Exception as e:  # noqa: BLE001 - thrift's errors share no base; the session here still answers
-        log.info("the warm server pid %d did not answer (%s); starting Spark here", endpoint.pid, str(e).splitlines()[0] if str(e) else type(e).__name__)
-        return None
 
 
 def _project(config: LakehouseConfig, warm=None) -> Path:

@@ -20,7 +20,7 @@ from typing import Optional
 import pytest
 import yaml
 
-from python_extract.servers.processes import free_port, port_open
+from python_extract.runtime.processes import free_port, port_open
 
 from ..conftest import rows
 from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from python_extract.lakehouse import LakehouseConfig
-from python_extract.servers.processes import free_port
+from python_extract.runtime.processes import free_port
 
 from ..conftest import rows
 from ..test_skeleton import LOAD_1, LOAD_2

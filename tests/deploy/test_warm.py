@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from python_extract.servers.warm import WarmFiles, stop_server
+from python_extract.runtime.warm import WarmFiles, stop_server
 
 from ..conftest import INTEGRATION, Dbt, Names, dbt_env, rows
 from ..test_skeleton import LOAD_1, LOAD_2, _pipeline, _run
