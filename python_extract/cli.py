@@ -36,12 +36,13 @@ from __future__ import annotations
 import argparse
 import errno
 import logging
+import os
 import re
 import sys
 import time
 import traceback
-from contextlib import nullcontext
-from typing import List, Optional, Tuple
+from contextlib import contextmanager, nullcontext
+from typing import Iterator, List, Optional, Tuple
 
 from .cli_pipeline import add_pipeline_commands
 from .cli_sources import add_source_commands
@@ -52,7 +53,7 @@ from .errors import (
 from .lakehouse import LakehouseConfig
 from .lakehouse.jars import JAR_SETS
 from .lakehouse.java_errors import concise, root_cause
-from .lakehouse.session import quiet_jvm
+from .lakehouse.session import QUIET_LOG4J
 
 
 def _lakehouse_args(p: argparse.ArgumentParser) -> None:
@@ -334,6 +335,28 @@ def explain(error: BaseException) -> Tuple[int, str]:
         return state.exit_code, _one_line(state)
     return EXIT_INTERNAL, _one_line(f"internal error: {type(error).__name__}: {str(error)[:300]} (this is a bug, "
                                     "please report it with the traceback `-v` prints)")
+
+
+@contextmanager
+def quiet_jvm() -> Iterator[None]:
+    """A JVM started inside this block, this process's or a child's (the command's process is ours), logs
+    nothing on the terminal: its errors come back as exceptions, where Spark's console log would print each
+    failed task's Java stack trace first. A log4j configuration already in SPARK_SUBMIT_OPTS wins. The
+    environment is restored after. Once this process runs a JVM the block changes nothing. The library's
+    own sessions are quiet without it (lakehouse/session.py `quiet_log_options`, on the JVM's command line)."""
+    current = os.environ.get("SPARK_SUBMIT_OPTS")
+    pyspark = sys.modules.get("pyspark")
+    if (current and "log4j2.configurationFile" in current) or (pyspark and pyspark.SparkContext._gateway is not None):
+        yield
+        return
+    os.environ["SPARK_SUBMIT_OPTS"] = f"{current or ''} -Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()}".strip()
+    try:
+        yield
+    finally:
+        if current is None:
+            os.environ.pop("SPARK_SUBMIT_OPTS", None)
+        else:
+            os.environ["SPARK_SUBMIT_OPTS"] = current
 
 
 def main(argv: Optional[List[str]] = None) -> int:

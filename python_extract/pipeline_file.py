@@ -156,8 +156,7 @@ def import_target(spec: str) -> Any:
             sys.modules[path.stem] = module
             loaded.loader.exec_module(module)
         else:
-            sys.path.insert(0, str(Path.cwd()))
-            module = importlib.import_module(module_name)
+            module = _import_from_cwd(module_name)
         return getattr(module, attribute)
     except (ImportError, AttributeError, FileNotFoundError) as e:
         raise ConfigError(f"target {spec!r}: {type(e).__name__}: {e}") from e
@@ -165,6 +164,20 @@ def import_target(spec: str) -> Any:
         line = next((frame.lineno for frame in reversed(traceback.extract_tb(e.__traceback__))
                      if Path(frame.filename).name == Path(module_name).name), None)
         raise HintError(f"{module_name}{f' line {line}' if line else ''}: {e}") from e
+
+
+def _import_from_cwd(name: str) -> Any:
+    """Import module `name` as `python -m` would find it, the working directory first on sys.path for the
+    import only (sys.path is process-wide: it is put back, not grown by every call)."""
+    cwd = str(Path.cwd())
+    added = cwd not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
+    try:
+        return importlib.import_module(name)
+    finally:
+        if added and cwd in sys.path:
+            sys.path.remove(cwd)
 
 
 def _fits(value: Any, annotation: Any) -> bool:
@@ -248,7 +261,9 @@ def build_data(settings: Dict[str, Any], where: Callable[[str], str] = lambda ke
         if args:
             raise ConfigError(f"{where(next(iter(args)))}: source plugin {settings['source'].get('type')!r} takes no "
                               "arguments; its settings go under source.config")
-        return build_source(settings["source"])
+        from .lakehouse.config import LakehouseConfig
+
+        return build_source(settings["source"], home=LakehouseConfig.from_env().home)
     data = import_target(settings["source"])
     if callable(data) and not isinstance(data, Source):
         if args or not isinstance(data, Resource):

@@ -215,10 +215,9 @@ class SparkloadConnectionManager(SparkConnectionManager):
     def spark_session(creds: SparkloadCredentials):
         """The in-process SparkSession of `method: embedded` (the lakehouse's) or `session`."""
         if creds.method == EMBEDDED:
-            from python_extract.lakehouse.session import get_session, quiet_jvm
+            from python_extract.lakehouse.session import get_session
 
-            with quiet_jvm():
-                return get_session(creds.lakehouse_config())
+            return get_session(creds.lakehouse_config())  # quiet by its JVM's options, dbt's environment untouched
         from pyspark.sql import SparkSession
 
         return SparkSession.builder.getOrCreate()
