@@ -167,17 +167,13 @@ def import_target(spec: str) -> Any:
 
 
 def _import_from_cwd(name: str) -> Any:
-    """Import module `name` as `python -m` would find it, the working directory first on sys.path for the
-    import only (sys.path is process-wide: it is put back, not grown by every call)."""
+    """Import module `name` as `python -m` would find it: the working directory first on sys.path. This loader
+    serves the `sparkload` command (the process is the CLI's), and the entry stays for the run: a resource
+    may import its siblings when it runs. Added once, not once per call."""
     cwd = str(Path.cwd())
-    added = cwd not in sys.path
-    if added:
+    if cwd not in sys.path:
         sys.path.insert(0, cwd)
-    try:
-        return importlib.import_module(name)
-    finally:
-        if added and cwd in sys.path:
-            sys.path.remove(cwd)
+    return importlib.import_module(name)
 
 
 def _fits(value: Any, annotation: Any) -> bool:
