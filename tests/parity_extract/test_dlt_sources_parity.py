@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List
 import pytest
 
 from ..sources.api_server import ApiServer, ShopApi, iso
-from .compare import differences
+from ..support.compare import differences
 from .conftest import record
 from .sides import DltSide, SparkloadSide
 

@@ -15,7 +15,7 @@ import pytest
 
 import python_extract as sl
 
-from .compare import column_types
+from ..support.compare import column_types
 from .conftest import record
 from .sides import SYSTEM, DltSide, SparkloadSide
 
