@@ -9,7 +9,8 @@ What it declares:
 - the `_dlt_*` columns of staging rows, the scd2 validity columns' default names, the child-table
   separator;
 - the system tables, each with its row layout (a `TypedDict`: column -> Python type, `layout` gives the
-  Spark SQL types), and the `_dlt_loads` status values.
+  Spark SQL types), and the `_dlt_loads` status values;
+- the maintenance log line the dbt operation prints and Python reads (its prefix and the report's keys).
 
 `macros/helpers/contract.sql` returns `vocabulary()` for Jinja; tests/unit/test_contract.py renders it and
 compares, so the two cannot drift. Stdlib only (and errors.py, stdlib only too): the dbt adapter may import
@@ -377,6 +378,31 @@ LOAD_STATUS_COMPLETED = 0  # what dlt writes; models select `load_status_in` (de
 LOAD_STATUS_ABORTED = -1  # `sparkload pipeline loads NAME --abort LOAD_ID`: every model skips the load
 
 
+# -- the maintenance log: one line per table the operation `sparkload_maintain` logs (macros/operations/),
+# `<prefix><report as JSON>`, which `sparkload lakehouse maintain` reads (maintenance/operation.py)
+MAINTENANCE_LOG_PREFIX = "sparkload maintenance "
+
+
+class MaintenanceAction(typing.TypedDict):
+    """One step of a table's maintenance: what, why, and its first result row (None when it did not run)."""
+    action: str  # expire_snapshots, remove_orphan_files, compact, ...
+    why: str
+    result: Optional[Dict[str, Any]]
+
+
+class MaintenanceReport(typing.TypedDict):
+    """What the log line carries for one table."""
+    table: str  # schema.table
+    format: TableFormat
+    health: Dict[str, int]  # data files, delete files or deletion vectors, rows, ...
+    dry_run: bool
+    actions: List[MaintenanceAction]
+
+
+MAINTENANCE_REPORT_KEYS: Tuple[str, ...] = tuple(MaintenanceReport.__annotations__)
+MAINTENANCE_ACTION_KEYS: Tuple[str, ...] = tuple(MaintenanceAction.__annotations__)
+
+
 def vocabulary() -> Dict[str, Any]:
     """All of the above as plain lists and dicts: what `sparkload_contract()` (contract.sql) returns."""
     return {
@@ -406,6 +432,8 @@ def vocabulary() -> Dict[str, Any]:
                    "refreshed_tables": REFRESHED_TABLES_TABLE},
         "layouts": {table: layout(table) for table in SYSTEM_TABLES},
         "load_status": {"completed": LOAD_STATUS_COMPLETED, "aborted": LOAD_STATUS_ABORTED},
+        "maintenance_log": {"prefix": MAINTENANCE_LOG_PREFIX, "report_keys": list(MAINTENANCE_REPORT_KEYS),
+                            "action_keys": list(MAINTENANCE_ACTION_KEYS)},
     }
 
 

@@ -24,11 +24,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
+from ..contract import MAINTENANCE_ACTION_KEYS, MAINTENANCE_LOG_PREFIX, MAINTENANCE_REPORT_KEYS
 from ..errors import ConfigError
 from ..lakehouse import LakehouseConfig, get_session, session_format
 from .catalog import lakehouse_tables
 
-REPORT_PREFIX = "sparkload maintenance "
 log = logging.getLogger("sparkload.maintenance")
 PROJECT = "name: sparkload_maintenance\nversion: '1.0.0'\nconfig-version: 2\nprofile: sparkload_maintenance\n"
 
@@ -140,8 +140,9 @@ def _operation(project: Path, tables: List[str], file_format: str, policy: Any, 
 
     def on_event(event) -> None:
         msg = event.info.msg or ""
-        if msg.startswith(REPORT_PREFIX):
-            reports.append(json.loads(msg[len(REPORT_PREFIX):]))
+        report = report_of_line(msg)
+        if report is not None:
+            reports.append(report)
         elif event.info.level == "error" and msg.strip():
             errors.append(msg.strip())
 
@@ -159,6 +160,25 @@ def _operation(project: Path, tables: List[str], file_format: str, policy: Any, 
     if invalid:  # the policy: the same for every table
         raise MaintenanceError(invalid[0])
     return None, _first_line(error)
+
+
+def report_of_line(line: str) -> Optional[Dict[str, Any]]:
+    """The report a maintenance log line carries (contract.MAINTENANCE_LOG_PREFIX, then the report as JSON), or
+    None for another line; `MaintenanceError` for a line whose report lacks a key of the contract's.
+
+    >>> report_of_line('sparkload maintenance {"table": "raw.t", "format": "delta", "health": {}, "dry_run": false, "actions": []}')["table"]
+    'raw.t'
+    """
+    if not line.startswith(MAINTENANCE_LOG_PREFIX):
+        return None
+    report = json.loads(line[len(MAINTENANCE_LOG_PREFIX):])
+    missing = [key for key in MAINTENANCE_REPORT_KEYS if key not in report]
+    missing += [f"actions[{n}].{key}" for n, action in enumerate(report.get("actions") or [])
+                for key in MAINTENANCE_ACTION_KEYS if key not in action]
+    if missing:
+        raise MaintenanceError(f"the maintenance log line of {report.get('table', '?')} lacks {', '.join(missing)} "
+                               "(contract.MaintenanceReport): the macros and this package differ in version")
+    return report
 
 
 def _first_line(error: str) -> str:
