@@ -19,6 +19,7 @@ this module. A misspelt or ill-typed hint is a `HintError` naming the closest va
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import typing
 from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union, get_args
 
@@ -361,7 +362,6 @@ TARGET_TABLES: Dict[str, type] = {APPLIED_LOADS_TABLE: AppliedLoadsRow, REMOVED_
                                   SCD2_IDS_TABLE: Scd2IdsRow, TOMBSTONES_TABLE: TombstonesRow}
 SYSTEM_TABLES: Dict[str, type] = {**DATASET_TABLES, **TARGET_TABLES, EXPIRED_LOADS_TABLE: ExpiredLoadsRow,
                                    REFRESHED_TABLES_TABLE: RefreshedTablesRow}
-_SPARK_TYPES = {str: "string", int: "bigint", dt.datetime: "timestamp"}
 
 
 def layout(table: str) -> Dict[str, str]:
@@ -370,7 +370,8 @@ def layout(table: str) -> Dict[str, str]:
     >>> layout("_sparkload_load_tables")
     {'load_id': 'string', 'table_name': 'string', 'row_count': 'bigint'}
     """
-    return {column: _SPARK_TYPES[kind] for column, kind in typing.get_type_hints(SYSTEM_TABLES[table]).items()}
+    spark = {kind: SPARK_BASE_TYPES[data_type] for kind, data_type in reversed(PYTHON_SCALARS)}  # the first entry wins
+    return {column: spark[kind] for column, kind in typing.get_type_hints(SYSTEM_TABLES[table]).items()}
 
 
 # -- `_dlt_loads.status`
@@ -575,7 +576,27 @@ def sized_type(data_type: str, precision: Optional[int], scale: Optional[int], w
     return SPARK_BASE_TYPES[data_type]
 
 
+# -- data types: the one type map; the others derive from it (normalize/schema.py, normalize/coerce.py,
+# extract/pydantic_columns.py, load/spark_loader.py, `layout` above)
+# a dlt data type's Spark SQL type (sized by `sized_type`)
 SPARK_BASE_TYPES: Dict[str, str] = {
     "text": "string", "bigint": "bigint", "double": "double", "bool": "boolean", "decimal": "decimal(38,9)",
     "timestamp": "timestamp", "date": "date", "json": "string", "binary": "binary",
 }
+# a Spark SQL type's Arrow type, as the pyarrow factory and its arguments (stdlib only here: normalize/schema.py
+# calls them); a decimal(p,s) is decimal128(p, s)
+SPARK_ARROW_TYPES: Dict[str, Tuple[str, Tuple[Any, ...]]] = {
+    "string": ("string", ()), "tinyint": ("int8", ()), "smallint": ("int16", ()), "int": ("int32", ()),
+    "bigint": ("int64", ()), "double": ("float64", ()), "boolean": ("bool_", ()), "timestamp": ("timestamp", ("us", "UTC")),
+    "date": ("date32", ()), "binary": ("binary", ()),
+}
+# a Python value's dlt data type, by its type; a subclass takes the first entry it is an instance of (bool
+# before int, datetime before date). "time" is no column type: a time value lands as text (normalize/coerce.py)
+PYTHON_DATA_TYPES: Tuple[Tuple[type, str], ...] = (
+    (bool, "bool"), (dict, "json"), (list, "json"), (tuple, "json"), (decimal.Decimal, "decimal"),
+    (dt.datetime, "timestamp"), (dt.date, "date"), (dt.time, "time"), (str, "text"), (float, "double"),
+    (int, "bigint"), (bytes, "binary"),
+)
+# the Python types whose values a column of their data type takes as they are (no conversion, no JSON)
+PYTHON_SCALARS: Tuple[Tuple[type, str], ...] = tuple((kind, data_type) for kind, data_type in PYTHON_DATA_TYPES
+                                                    if data_type in SPARK_BASE_TYPES and data_type != "json")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, List, Mapping, Optional, Tuple
 
 
 def lazy_face(package: str, names: Mapping[str, str], modules: Optional[Mapping[str, str]] = None,
