@@ -10,7 +10,7 @@ The project is benchmarks/loop_project (two sparkload models and a view), built 
   one model   `dbt run --select customers --full-refresh`: the sparkload model rebuilt from its loads (a
               `create or replace ... as` of the merged loads and the ledger's update: real writes)
 Every dbt call is a new process, as at a terminal; figures are medians of `--reps` runs. One server at a
-time runs (started here, `python_extract.servers`, and stopped before the next), so the transports do not
+time runs (started here, `python_extract.runtime`, and stopped before the next), so the transports do not
 share the machine's two cores; the warm loop's first run starts its server and is not counted. Prints the
 load average before and after: on a shared machine the absolute figures move with it, the ratios much less.
 """
@@ -70,10 +70,10 @@ def main() -> int:
 
     sys.path.insert(0, str(REPO))
     from python_extract.lakehouse import LakehouseConfig
-    from python_extract.servers.connect import start_connect_server
-    from python_extract.servers.processes import free_port
-    from python_extract.servers.serve import start_thrift_server
-    from python_extract.servers.warm import stop_server
+    from python_extract.runtime.connect import start_connect_server
+    from python_extract.runtime.processes import free_port
+    from python_extract.runtime.serve import start_thrift_server
+    from python_extract.runtime.warm import stop_server
 
     home = Path(args.home or tempfile.mkdtemp(prefix="sparkload-bench-connect-")).resolve()
     work = Path(tempfile.mkdtemp(prefix="sparkload-bench-connect-logs-"))

@@ -186,10 +186,11 @@ def main() -> int:
     args = parser.parse_args()
 
     sys.path.insert(0, str(REPO))
-    from python_extract.lakehouse import LakehouseConfig, class_archive
-    from python_extract.servers.connect import start_connect_server
-    from python_extract.servers.processes import free_port
-    from python_extract.servers.warm import stop_server
+    from python_extract.lakehouse import LakehouseConfig
+    from python_extract.runtime import archive_training
+    from python_extract.runtime.connect import start_connect_server
+    from python_extract.runtime.processes import free_port
+    from python_extract.runtime.warm import stop_server
 
     home = Path(args.home or tempfile.mkdtemp(prefix="sparkload-bench-loop-")).resolve()
     work = Path(tempfile.mkdtemp(prefix="sparkload-bench-loop-logs-"))
@@ -204,7 +205,7 @@ def main() -> int:
                        env=call.env, cwd=PROJECT, check=True, capture_output=True)
         call("run", "--target", "cold")  # builds the tables from the load; every later run is a no-op
         started = time.perf_counter()
-        archive = class_archive.ensure(LakehouseConfig.from_env(home=home))
+        archive = archive_training.ensure(LakehouseConfig.from_env(home=home))
         print(f"class archive: {archive[0] if archive else 'none'} "
               f"({f'trained in {time.perf_counter() - started:.0f} s' if archive and archive[1] else 'present'})")
         bare_env = {"SPARK_SUBMIT_OPTS": f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} -Xshare:auto".strip()}

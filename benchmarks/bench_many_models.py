@@ -239,7 +239,7 @@ def main() -> int:
         parser.error("--k must be between 1 and --n - 1")
 
     sys.path.insert(0, str(REPO))
-    from python_extract.servers.warm import stop_server
+    from python_extract.runtime.warm import stop_server
 
     home = Path(args.home or tempfile.mkdtemp(prefix="sparkload-bench-many-")).resolve()
     work = Path(tempfile.mkdtemp(prefix="sparkload-bench-many-work-"))

@@ -78,13 +78,13 @@ def main() -> int:
     sys.path.insert(0, str(REPO))
     os.environ.update(SPARKLOAD_HOME=str(home), SPARKLOAD_TABLE_FORMAT=args.format)
     from python_extract.lakehouse import LakehouseConfig
-    from python_extract.servers.warm import WarmFiles, ensure_server, stop_server
+    from python_extract.runtime.warm import WarmFiles, ensure_server, stop_server
 
     cold = measure(env, args.reps)
     started = time.monotonic()
     ensure_server(LakehouseConfig.from_env(), idle_timeout=600, say=lambda line: None)
     print(f"warm server started in {time.monotonic() - started:.1f} s (once per idle period)", flush=True)
-    # a server warms up by itself once started (servers/warm.py `_warm_up`): a command at a terminal comes
+    # a server warms up by itself once started (runtime/warm.py `_warm_up`): a command at a terminal comes
     # after that, as one after a dbt run does; the wait is printed, and a command sent during it pays it
     waited, log_file = time.monotonic(), WarmFiles(home).log
     while time.monotonic() - waited < 120 and not re.search(r"warmed up|warm-up skipped", log_file.read_text()):

@@ -10,23 +10,25 @@
 """
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import TYPE_CHECKING, Any
+
+from .lazy import lazy_face
 
 # The package's face is lazy (PEP 562): `import python_extract.lakehouse` (what the dbt adapter does)
 # loads the lakehouse modules only, not the extractor with numpy and pyarrow; `sl.pipeline` loads it.
 _FACE = {
     **dict.fromkeys(["ConfigError", "ConfigFieldMissing", "HintError", "IncrementalBoundaryOverflow",
-                     "IncrementalCursorPathMissing", "IncrementalError", "PipelineStepFailed", "SparkloadError"], "errors"),
+                     "IncrementalCursorPathMissing", "IncrementalError", "PipelineStepFailed", "SparkloadError"], ".errors"),
     **dict.fromkeys(["DateWindows", "Incremental", "Resource", "Source", "Window", "config", "date_windows", "defer",
-                     "incremental", "resource", "secrets", "source", "transformer"], "extract"),
-    **dict.fromkeys(["LakehouseConfig", "LakehouseConfigError"], "lakehouse"),
-    **dict.fromkeys(["LoadInfo", "Pipeline", "pipeline"], "pipeline"),
+                     "incremental", "resource", "secrets", "source", "transformer"], ".extract"),
+    **dict.fromkeys(["LakehouseConfig", "LakehouseConfigError"], ".lakehouse"),
+    **dict.fromkeys(["LoadInfo", "Pipeline", "pipeline"], ".pipeline"),
 }
 
-_NAMESPACES = {"sources": ".sources", "current": ".extract.current", "mark": ".extract.mark"}  # modules under dlt's names
+# modules under dlt's names: `dlt.sources.incremental`, `dlt.current.resource_state()`, `dlt.mark`
+_NAMESPACES = {"sources": ".sources", "current": ".extract.current", "mark": ".extract.mark"}
 
 if TYPE_CHECKING:  # what type checkers and IDEs see
     from .errors import (
@@ -41,18 +43,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from .pipeline import LoadInfo, Pipeline, pipeline
 
 
-def __getattr__(name: str) -> Any:
-    if name in _NAMESPACES:  # dlt's `dlt.sources.incremental`, `dlt.current.resource_state()`, `dlt.mark`
-        return importlib.import_module(_NAMESPACES[name], __name__)
-    if name not in _FACE:
-        raise AttributeError(f"module 'python_extract' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_FACE[name]}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted({*globals(), *_FACE, *_NAMESPACES})
+__getattr__, __dir__ = lazy_face(__name__, _FACE, _NAMESPACES)
 
 
 class _Face(types.ModuleType):

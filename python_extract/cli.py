@@ -36,12 +36,13 @@ from __future__ import annotations
 import argparse
 import errno
 import logging
+import os
 import re
 import sys
 import time
 import traceback
-from contextlib import nullcontext
-from typing import List, Optional, Tuple
+from contextlib import contextmanager, nullcontext
+from typing import Iterator, List, Optional, Tuple
 
 from .cli_pipeline import add_pipeline_commands
 from .cli_sources import add_source_commands
@@ -52,7 +53,7 @@ from .errors import (
 from .lakehouse import LakehouseConfig
 from .lakehouse.jars import JAR_SETS
 from .lakehouse.java_errors import concise, root_cause
-from .lakehouse.session import quiet_jvm
+from .lakehouse.session import QUIET_LOG4J
 
 
 def _lakehouse_args(p: argparse.ArgumentParser) -> None:
@@ -70,7 +71,8 @@ def _config(args: argparse.Namespace) -> LakehouseConfig:
 
 
 def _cmd_setup(args: argparse.Namespace) -> int:
-    from .lakehouse import choose_format, class_archive
+    from .lakehouse import choose_format
+    from .runtime import archive_training
     from .lakehouse.jars import provision, sets_of
     from .lakehouse.config import DEFAULT_FORMAT, FORMAT_RECORD, pinned_format
     from .lakehouse.session import pin_format
@@ -87,7 +89,7 @@ def _cmd_setup(args: argparse.Namespace) -> int:
           f"({'already there' if pinned else 'created'}; {config.home / FORMAT_RECORD})")
     if args.class_archive:
         started = time.monotonic()
-        found = class_archive.ensure(config)
+        found = archive_training.ensure(config)
         if found is None:
             print("class archive: none (the JVM options choose their own class sharing)")
         else:
@@ -112,7 +114,7 @@ def _spark_conf_pair(text: str):
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from .servers.processes import run_until_interrupted
+    from .runtime.processes import run_until_interrupted
 
     config = _config(args)
     if args.stop:
@@ -122,13 +124,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return _stop_warm(config)
     config = config.with_(spark_conf={**config.spark_conf, **dict(args.conf)})
     if args.connect:
-        from .servers.connect import DEFAULT_PORT, start_connect_server
+        from .runtime.connect import DEFAULT_PORT, start_connect_server
 
         server = start_connect_server(config, host=args.host, port=args.port or DEFAULT_PORT, run_dir=args.run_dir)
         print(f"Spark Connect server at {server.url} (listening on every interface: Spark 3.5 has no bind address; "
               f"lakehouse {config.home}, master {config.master}); log {server.log}; Ctrl-C stops it", flush=True)
     else:
-        from .servers.serve import start_thrift_server
+        from .runtime.serve import start_thrift_server
 
         server = start_thrift_server(config, host=args.host, port=args.port or 10000, run_dir=args.run_dir)
         print(f"thrift server listening on {server.host}:{server.port} (lakehouse {config.home}, master "
@@ -137,7 +139,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _stop_warm(config: LakehouseConfig) -> int:
-    from .servers.warm import stop_server
+    from .runtime.warm import stop_server
 
     stopped = stop_server(config.home)
     if stopped is None:
@@ -150,20 +152,24 @@ def _stop_warm(config: LakehouseConfig) -> int:
 def _cmd_maintain(args: argparse.Namespace) -> int:
     import yaml
 
+    from .cli_pipeline import warm_session
     from .maintenance import MaintenanceError, describe, maintain
 
     try:
         policy = yaml.safe_load(args.policy) if args.policy else True
     except yaml.YAMLError as e:
         raise MaintenanceError(f"--policy is not YAML: {e}") from e
-    reports = maintain(_config(args), datasets=args.dataset, dry_run=args.dry_run, policy=policy,
-                       on_report=lambda r: print(describe(r), flush=True))
+    config = _config(args)
+    # a dry run changes nothing: the lakehouse's warm server answers it when one runs, no JVM starts here
+    warm = warm_session(config) if args.dry_run else None
+    reports = maintain(config, datasets=args.dataset, dry_run=args.dry_run, policy=policy,
+                       on_report=lambda r: print(describe(r), flush=True), warm=warm)
     return 1 if any(r.get("skipped") for r in reports) else 0
 
 
 def _cmd_cluster_start(args: argparse.Namespace) -> int:
-    from .servers.cluster import start_cluster
-    from .servers.processes import run_until_interrupted
+    from .runtime.cluster import start_cluster
+    from .runtime.processes import run_until_interrupted
 
     cluster = start_cluster(workers=args.workers, cores=args.cores, memory=args.memory, host=args.host,
                             port=args.port, webui_port=args.webui_port, run_dir=args.run_dir, app_data_ttl=args.app_data_ttl)
@@ -255,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     start.add_argument("--cores", type=int, default=1, help="cores per worker (default 1)")
     start.add_argument("--memory", default="1g", help="executor memory per worker (default 1g)")
     start.add_argument("--run-dir", help="log and work directory, kept (default: a new temporary one, removed when the cluster is stopped)")
-    from .servers.cluster import APP_DATA_TTL
+    from .runtime.cluster import APP_DATA_TTL
 
     start.add_argument("--app-data-ttl", type=int, default=APP_DATA_TTL, metavar="SECONDS",
                        help=f"remove a finished app's work directory (its copies of the jars) from a worker once unchanged this long (default {APP_DATA_TTL})")
@@ -329,6 +335,28 @@ def explain(error: BaseException) -> Tuple[int, str]:
         return state.exit_code, _one_line(state)
     return EXIT_INTERNAL, _one_line(f"internal error: {type(error).__name__}: {str(error)[:300]} (this is a bug, "
                                     "please report it with the traceback `-v` prints)")
+
+
+@contextmanager
+def quiet_jvm() -> Iterator[None]:
+    """A JVM started inside this block, this process's or a child's (the command's process is ours), logs
+    nothing on the terminal: its errors come back as exceptions, where Spark's console log would print each
+    failed task's Java stack trace first. A log4j configuration already in SPARK_SUBMIT_OPTS wins. The
+    environment is restored after. Once this process runs a JVM the block changes nothing. The library's
+    own sessions are quiet without it (lakehouse/session.py `quiet_log_options`, on the JVM's command line)."""
+    current = os.environ.get("SPARK_SUBMIT_OPTS")
+    pyspark = sys.modules.get("pyspark")
+    if (current and "log4j2.configurationFile" in current) or (pyspark and pyspark.SparkContext._gateway is not None):
+        yield
+        return
+    os.environ["SPARK_SUBMIT_OPTS"] = f"{current or ''} -Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()}".strip()
+    try:
+        yield
+    finally:
+        if current is None:
+            os.environ.pop("SPARK_SUBMIT_OPTS", None)
+        else:
+            os.environ["SPARK_SUBMIT_OPTS"] = current
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -188,7 +188,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _named_pipeline(args: argparse.Namespace, read_only: Optional[bool] = None):
     """The pipeline `args.name` names. For a command that reads the lakehouse, its session now: when it
-    only reads (`read_only`), the lakehouse's warm server if one runs (servers/warm.py: no JVM starts
+    only reads (`read_only`), the lakehouse's warm server if one runs (runtime/warm.py: no JVM starts
     here), else Spark started here, its start-up time logged (shown with --verbose) so that a slow small
     command says where its time went. None: the session starts when first used, if ever."""
     from .pipeline_file import check_pipeline_name
@@ -198,7 +198,7 @@ def _named_pipeline(args: argparse.Namespace, read_only: Optional[bool] = None):
                      lock_wait=getattr(args, "lock_wait", None))
     if read_only is None:
         return pipe
-    warm = _warm_session(pipe.lakehouse) if read_only and not pipe.lakehouse.spark_remote else None  # remote: its server
+    warm = warm_session(pipe.lakehouse) if read_only and not pipe.lakehouse.spark_remote else None  # remote: its server
     if warm is not None:
         pipe._spark = warm  # the pipeline's lazily started session, answered by the warm server instead
         return pipe
@@ -210,9 +210,9 @@ def _named_pipeline(args: argparse.Namespace, read_only: Optional[bool] = None):
     return pipe
 
 
-def _warm_session(config: LakehouseConfig):
+def warm_session(config: LakehouseConfig):
     """A session on the lakehouse's running warm server, or None (none runs, or it does not answer)."""
-    from .servers.warm import WarmServerError, WarmSession, running_server
+    from .runtime.warm import WarmServerError, WarmSession, running_server
 
     endpoint = running_server(config.home)
     if endpoint is None:

@@ -9,7 +9,8 @@ What it declares:
 - the `_dlt_*` columns of staging rows, the scd2 validity columns' default names, the child-table
   separator;
 - the system tables, each with its row layout (a `TypedDict`: column -> Python type, `layout` gives the
-  Spark SQL types), and the `_dlt_loads` status values.
+  Spark SQL types), and the `_dlt_loads` status values;
+- the maintenance log line the dbt operation prints and Python reads (its prefix and the report's keys).
 
 `macros/helpers/contract.sql` returns `vocabulary()` for Jinja; tests/test_contract.py renders it and
 compares, so the two cannot drift. Stdlib only (and errors.py, stdlib only too): the dbt adapter may import
@@ -18,6 +19,7 @@ this module. A misspelt or ill-typed hint is a `HintError` naming the closest va
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import typing
 from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union, get_args
 
@@ -362,7 +364,6 @@ TARGET_TABLES: Dict[str, type] = {APPLIED_LOADS_TABLE: AppliedLoadsRow, REMOVED_
                                   SCD2_IDS_TABLE: Scd2IdsRow, TOMBSTONES_TABLE: TombstonesRow}
 SYSTEM_TABLES: Dict[str, type] = {**DATASET_TABLES, **TARGET_TABLES, EXPIRED_LOADS_TABLE: ExpiredLoadsRow,
                                    REFRESHED_TABLES_TABLE: RefreshedTablesRow}
-_SPARK_TYPES = {str: "string", int: "bigint", dt.datetime: "timestamp"}
 
 
 def layout(table: str) -> Dict[str, str]:
@@ -371,12 +372,38 @@ def layout(table: str) -> Dict[str, str]:
     >>> layout("_sparkload_load_tables")
     {'load_id': 'string', 'table_name': 'string', 'row_count': 'bigint'}
     """
-    return {column: _SPARK_TYPES[kind] for column, kind in typing.get_type_hints(SYSTEM_TABLES[table]).items()}
+    spark = {kind: SPARK_BASE_TYPES[data_type] for kind, data_type in reversed(PYTHON_SCALARS)}  # the first entry wins
+    return {column: spark[kind] for column, kind in typing.get_type_hints(SYSTEM_TABLES[table]).items()}
 
 
 # -- `_dlt_loads.status`
 LOAD_STATUS_COMPLETED = 0  # what dlt writes; models select `load_status_in` (default 0)
 LOAD_STATUS_ABORTED = -1  # `sparkload pipeline loads NAME --abort LOAD_ID`: every model skips the load
+
+
+# -- the maintenance log: one line per table the operation `sparkload_maintain` logs (macros/operations/),
+# `<prefix><report as JSON>`, which `sparkload lakehouse maintain` reads (maintenance/operation.py)
+MAINTENANCE_LOG_PREFIX = "sparkload maintenance "
+
+
+class MaintenanceAction(typing.TypedDict):
+    """One step of a table's maintenance: what, why, and its first result row (None when it did not run)."""
+    action: str  # expire_snapshots, remove_orphan_files, compact, ...
+    why: str
+    result: Optional[Dict[str, Any]]
+
+
+class MaintenanceReport(typing.TypedDict):
+    """What the log line carries for one table."""
+    table: str  # schema.table
+    format: TableFormat
+    health: Dict[str, int]  # data files, delete files or deletion vectors, rows, ...
+    dry_run: bool
+    actions: List[MaintenanceAction]
+
+
+MAINTENANCE_REPORT_KEYS: Tuple[str, ...] = tuple(MaintenanceReport.__annotations__)
+MAINTENANCE_ACTION_KEYS: Tuple[str, ...] = tuple(MaintenanceAction.__annotations__)
 
 
 def vocabulary() -> Dict[str, Any]:
@@ -408,6 +435,8 @@ def vocabulary() -> Dict[str, Any]:
                    "refreshed_tables": REFRESHED_TABLES_TABLE},
         "layouts": {table: layout(table) for table in SYSTEM_TABLES},
         "load_status": {"completed": LOAD_STATUS_COMPLETED, "aborted": LOAD_STATUS_ABORTED},
+        "maintenance_log": {"prefix": MAINTENANCE_LOG_PREFIX, "report_keys": list(MAINTENANCE_REPORT_KEYS),
+                            "action_keys": list(MAINTENANCE_ACTION_KEYS)},
     }
 
 
@@ -546,7 +575,27 @@ def sized_type(data_type: str, precision: Optional[int], scale: Optional[int], w
     return SPARK_BASE_TYPES[data_type]
 
 
+# -- data types: the one type map; the others derive from it (normalize/schema.py, normalize/coerce.py,
+# extract/pydantic_columns.py, load/spark_loader.py, `layout` above)
+# a dlt data type's Spark SQL type (sized by `sized_type`)
 SPARK_BASE_TYPES: Dict[str, str] = {
     "text": "string", "bigint": "bigint", "double": "double", "bool": "boolean", "decimal": "decimal(38,9)",
     "timestamp": "timestamp", "date": "date", "json": "string", "binary": "binary",
 }
+# a Spark SQL type's Arrow type, as the pyarrow factory and its arguments (stdlib only here: normalize/schema.py
+# calls them); a decimal(p,s) is decimal128(p, s)
+SPARK_ARROW_TYPES: Dict[str, Tuple[str, Tuple[Any, ...]]] = {
+    "string": ("string", ()), "tinyint": ("int8", ()), "smallint": ("int16", ()), "int": ("int32", ()),
+    "bigint": ("int64", ()), "double": ("float64", ()), "boolean": ("bool_", ()), "timestamp": ("timestamp", ("us", "UTC")),
+    "date": ("date32", ()), "binary": ("binary", ()),
+}
+# a Python value's dlt data type, by its type; a subclass takes the first entry it is an instance of (bool
+# before int, datetime before date). "time" is no column type: a time value lands as text (normalize/coerce.py)
+PYTHON_DATA_TYPES: Tuple[Tuple[type, str], ...] = (
+    (bool, "bool"), (dict, "json"), (list, "json"), (tuple, "json"), (decimal.Decimal, "decimal"),
+    (dt.datetime, "timestamp"), (dt.date, "date"), (dt.time, "time"), (str, "text"), (float, "double"),
+    (int, "bigint"), (bytes, "binary"),
+)
+# the Python types whose values a column of their data type takes as they are (no conversion, no JSON)
+PYTHON_SCALARS: Tuple[Tuple[type, str], ...] = tuple((kind, data_type) for kind, data_type in PYTHON_DATA_TYPES
+                                                    if data_type in SPARK_BASE_TYPES and data_type != "json")

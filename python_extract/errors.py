@@ -20,7 +20,7 @@ each class carries the exit code the `sparkload` command returns for it (documen
         └── CatalogBusy                      the lakehouse catalog database is opened by another process
 
 Other modules subclass these where their errors live (normalize/exceptions.py, sources/registry.py,
-servers/processes.py, servers/warm.py, maintenance/operation.py). Anything else is a bug and exits 70
+runtime/processes.py, runtime/warm.py, maintenance/operation.py). Anything else is a bug and exits 70
 (`cli.py` prints one line asking to report it, and the traceback with `-v`). `from_os_error` turns a
 failed file operation into a `LocalStateError` naming the path and what to do.
 """

@@ -23,6 +23,7 @@ import logging
 import os
 import shutil
 import sys
+import threading
 from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
@@ -60,15 +61,29 @@ PIPELINE_FILE = "pipeline.json"
 MAX_DATASET_NAME = 128
 
 
+_GC_LOCK = threading.Lock()
+_GC_SAVED: List[Any] = []  # [thresholds before the first overlapping extraction, how many run]
+
+
 @contextmanager
 def _fewer_gc_passes() -> Iterator[None]:
-    # normalising allocates millions of short-lived dicts; default thresholds make the collector the hot spot
-    before = gc.get_threshold()
-    gc.set_threshold(100_000, 50, 100)
+    """Fewer collector passes while extracting: normalising allocates millions of short-lived dicts, and
+    default thresholds make the collector the hot spot. The thresholds are process-wide, so overlapping
+    runs (threads) share one scope: the first saves them, the last one out restores them, and the call
+    leaves them as it found them whatever the order the runs end in."""
+    with _GC_LOCK:
+        if not _GC_SAVED:
+            _GC_SAVED[:] = [gc.get_threshold(), 0]
+            gc.set_threshold(100_000, 50, 100)
+        _GC_SAVED[1] += 1
     try:
         yield
     finally:
-        gc.set_threshold(*before)
+        with _GC_LOCK:
+            _GC_SAVED[1] -= 1
+            if not _GC_SAVED[1]:
+                gc.set_threshold(*_GC_SAVED[0])
+                _GC_SAVED.clear()
 
 
 def _writable(path: Path, setting: str) -> None:

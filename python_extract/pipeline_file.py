@@ -156,8 +156,7 @@ def import_target(spec: str) -> Any:
             sys.modules[path.stem] = module
             loaded.loader.exec_module(module)
         else:
-            sys.path.insert(0, str(Path.cwd()))
-            module = importlib.import_module(module_name)
+            module = _import_from_cwd(module_name)
         return getattr(module, attribute)
     except (ImportError, AttributeError, FileNotFoundError) as e:
         raise ConfigError(f"target {spec!r}: {type(e).__name__}: {e}") from e
@@ -165,6 +164,16 @@ def import_target(spec: str) -> Any:
         line = next((frame.lineno for frame in reversed(traceback.extract_tb(e.__traceback__))
                      if Path(frame.filename).name == Path(module_name).name), None)
         raise HintError(f"{module_name}{f' line {line}' if line else ''}: {e}") from e
+
+
+def _import_from_cwd(name: str) -> Any:
+    """Import module `name` as `python -m` would find it: the working directory first on sys.path. This loader
+    serves the `sparkload` command (the process is the CLI's), and the entry stays for the run: a resource
+    may import its siblings when it runs. Added once, not once per call."""
+    cwd = str(Path.cwd())
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    return importlib.import_module(name)
 
 
 def _fits(value: Any, annotation: Any) -> bool:
@@ -248,7 +257,9 @@ def build_data(settings: Dict[str, Any], where: Callable[[str], str] = lambda ke
         if args:
             raise ConfigError(f"{where(next(iter(args)))}: source plugin {settings['source'].get('type')!r} takes no "
                               "arguments; its settings go under source.config")
-        return build_source(settings["source"])
+        from .lakehouse.config import LakehouseConfig
+
+        return build_source(settings["source"], home=LakehouseConfig.from_env().home)
     data = import_target(settings["source"])
     if callable(data) and not isinstance(data, Source):
         if args or not isinstance(data, Resource):

@@ -21,7 +21,7 @@ A job's attempt is killed (SIGKILL, its whole process group) with probability `-
 (extraction: extracted, sealed, a table landed, state written, `_dlt_loads` written; dbt: a model started,
 the run finishing), then restarted. Extractions take rows up to their round, so a load holds one round.
 After the last round one dbt run per group runs without faults, so every completed load is applied. A
-watchdog (python_extract.servers.processes) ends the jobs if the driver itself is killed.
+watchdog (python_extract.runtime.processes) ends the jobs if the driver itself is killed.
 
 Checks: every source row is in the staging tables exactly once (0 lost, 0 duplicated), no staging row
 belongs to a load without its `_dlt_loads` row, each resource's stored cursor equals the largest `seq` it
@@ -243,7 +243,7 @@ class Tally:
 class Chaos:
     def __init__(self, work: Path, home: Path, dataset: str, target: str, rng: random.Random, kill_probability: float,
                  max_kills: int, groups: Dict[str, List[str]], log=print):
-        from python_extract.servers.processes import Watchdog
+        from python_extract.runtime.processes import Watchdog
 
         self.work, self.home, self.dataset, self.target = work, home, dataset, target
         self.rng, self.kill_probability, self.max_kills, self.groups, self.log = rng, kill_probability, max_kills, groups, log

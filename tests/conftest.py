@@ -33,7 +33,7 @@ _counter = itertools.count(1)
 
 @pytest.fixture(scope="session")
 def watchdog():
-    from python_extract.servers.processes import Watchdog
+    from python_extract.runtime.processes import Watchdog
 
     dog = Watchdog()
     yield dog

@@ -47,6 +47,41 @@ def test_contract__a_drifted_macro_is_caught():
     assert render_contract(drifted) != contract.vocabulary()
 
 
+
+def _maintain_log_lines(vocabulary, report):
+    """The lines the dbt operation `sparkload_maintain` logs for one table reported as `report`, its
+    contract being `vocabulary` (rendered with stubs for dbt's context)."""
+    from types import SimpleNamespace
+
+    logged = []
+    sl = SimpleNamespace(sparkload_contract=lambda: vocabulary, validate_sparkload_maintenance=lambda policy, where: policy,
+                         run_sparkload_maintenance=lambda relation, file_format, policy, dry_run: report)
+    api = SimpleNamespace(Relation=SimpleNamespace(create=lambda **parts: parts))
+    text = (ROOT / "macros" / "operations" / "sparkload_maintain.sql").read_text()
+    template = get_environment().from_string(text, globals={"context": sl, "api": api, "tojson": json.dumps,
+                                                            "log": lambda msg, info=False: logged.append(msg)})
+    getattr(template.module, get_dbt_macro_name("sparkload_maintain"))(["raw.t"], "delta")
+    return logged
+
+
+def test_contract__the_maintenance_log_line_is_the_contracts_on_both_sides():
+    """The operation prints the contract's prefix (a changed contract changes the line: no literal of its
+    own), and Python reads the report back by the same contract, refusing a report that lacks a key."""
+    from python_extract.maintenance.operation import MaintenanceError, report_of_line
+
+    report = {"table": "raw.t", "format": "delta", "health": {"data_files": 3}, "dry_run": False,
+              "actions": [{"action": "compact", "why": "3 small files", "result": None}]}
+    assert set(report) == set(contract.MAINTENANCE_REPORT_KEYS)
+    assert set(report["actions"][0]) == set(contract.MAINTENANCE_ACTION_KEYS)
+    [line] = _maintain_log_lines(render_contract(MACRO.read_text()), report)
+    assert line.startswith(contract.MAINTENANCE_LOG_PREFIX) and report_of_line(line) == report
+    probe = {**contract.vocabulary(), "maintenance_log": {**contract.vocabulary()["maintenance_log"], "prefix": "probe "}}
+    assert _maintain_log_lines(probe, report) == ["probe " + json.dumps(report)]
+    assert report_of_line("another line") is None
+    with pytest.raises(MaintenanceError, match=r"raw.t lacks health, actions\[0\].why"):
+        report_of_line(contract.MAINTENANCE_LOG_PREFIX + json.dumps(
+            {k: v for k, v in {**report, "actions": [{"action": "compact", "result": None}]}.items() if k != "health"}))
+
 def test_contract__insert_only_is_a_merge_strategy_of_both_halves():
     assert "insert-only" in contract.MERGE_STRATEGIES
     assert "insert-only" in render_contract(MACRO.read_text())["merge_strategies"]
@@ -134,7 +169,7 @@ def test_contract__imports_nothing_but_the_stdlib():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env=env).stdout
     loaded = json.loads(out)
     assert "python_extract.contract" in loaded
-    ours = {"python_extract", "python_extract.contract", "python_extract.errors"}  # errors: the stdlib-only error kernel
+    ours = {"python_extract", "python_extract.contract", "python_extract.errors", "python_extract.lazy"}  # errors, lazy: the stdlib-only kernel (the package face)
     assert [m for m in loaded if m not in ours and m.split(".")[0].lstrip("_") not in sys.stdlib_module_names
             and m.split(".")[0] not in sys.stdlib_module_names] == []
 

@@ -96,7 +96,7 @@ def test_package_face__names_load_on_first_use_and_pipeline_stays_the_function()
         "assert lh.LakehouseConfig.__module__ == 'python_extract.lakehouse.config'\n"
         "assert 'python_extract.lakehouse.session' not in sys.modules\n"
         "assert lh.get_session.__module__ == 'python_extract.lakehouse.session' and set(lh.__all__) <= set(dir(lh))\n"
-        "assert not [m for m in sys.modules if m.startswith('python_extract.servers')]\n"
+        "assert not [m for m in sys.modules if m.startswith('python_extract.runtime')]\n"
     )
     for text in (code, lakehouse):
         done = subprocess.run([sys.executable, "-c", text], env={**os.environ, "PYTHONPATH": str(REPO)},

@@ -16,17 +16,14 @@ Errors: `HintError` for a contract mode of data_type this mapping does not build
 """
 from __future__ import annotations
 
-import datetime as dt
 import enum
 import types
 import typing
-from decimal import Decimal
 from typing import Any, Dict, Iterator, Optional
 
+from ..contract import PYTHON_SCALARS
 from ..errors import HintError
 
-_SCALARS = ((bool, "bool"), (int, "bigint"), (float, "double"), (str, "text"), (Decimal, "decimal"),
-            (dt.datetime, "timestamp"), (dt.date, "date"), (bytes, "binary"))
 _EXTRA_MODES = {"allow": "evolve", "forbid": "freeze", "ignore": "discard_value", None: "discard_value"}
 
 
@@ -46,7 +43,7 @@ def _data_type(annotation: Any) -> tuple:
     if isinstance(annotation, type):
         if issubclass(annotation, enum.Enum):
             return ("text" if issubclass(annotation, str) else "bigint" if issubclass(annotation, int) else "json"), False
-        for kind, name in _SCALARS:
+        for kind, name in PYTHON_SCALARS:
             if issubclass(annotation, kind):
                 return name, False
     return "json", False

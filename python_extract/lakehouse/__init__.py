@@ -1,6 +1,6 @@
 """The embedded Spark lakehouse: settings (`config`), jar provisioning (`jars`), the SparkSession factory
 (`session`) and Java error text (`java_errors`). Thrift, warm and cluster servers live in
-`python_extract.servers`.
+`python_extract.runtime`.
 
 The face is lazy (PEP 562): `from python_extract.lakehouse import LakehouseConfig` loads the settings
 module alone, so a dbt invocation loads only what its connection uses."""
@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from ..lazy import lazy_face
 
 _FACE = {
-    **dict.fromkeys(["LakehouseConfig", "LakehouseConfigError"], "config"),
-    "provision": "jars",
-    **dict.fromkeys(["FormatChoice", "choose_format", "get_session", "session_format"], "session"),
+    **dict.fromkeys(["LakehouseConfig", "LakehouseConfigError"], ".config"),
+    "provision": ".jars",
+    **dict.fromkeys(["FormatChoice", "choose_format", "get_session", "session_format"], ".session"),
 }
 
 if TYPE_CHECKING:

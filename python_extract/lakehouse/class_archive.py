@@ -3,7 +3,7 @@
 Before its first statement a Spark driver loads and verifies some 20,000 classes of Spark, Hadoop and the
 table format; most of a short command's JVM start is that. A JVM started with `-XX:SharedArchiveFile`
 maps the classes a trained JVM loaded instead (measured: a session's start and first four Iceberg
-statements, 8.1 -> 4.7 s of JVM CPU). `sparkload lakehouse setup` trains the archive (30-45 s, one
+statements, 8.1 -> 4.7 s of JVM CPU). `sparkload lakehouse setup` trains the archive (python_extract/runtime/archive_training.py: 30-45 s, one
 file of about 160 MB) and `get_session` starts the driver with it when one exists for this JVM: the same
 Java build, pyspark install (where, which version, which jars), class path additions, driver memory and
 `-X` options, which decide whether the JVM can map it. Anything else that differs gets another archive,
@@ -16,29 +16,17 @@ sharing option of its own (`-XX:SharedArchiveFile`, `-XX:ArchiveClassesAtExit`, 
 `SPARK_SUBMIT_OPTS` or `spark.driver.extraJavaOptions`) is left as it is."""
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import json
 import os
 import shlex
 import shutil
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
-from ..errors import SparkloadError
 from .config import LakehouseConfig
 
-KEEP = 3
 SHARING_OPTIONS = ("-XX:SharedArchiveFile", "-XX:ArchiveClassesAtExit", "-Xshare")
 DRIVER_OPTIONS = "spark.driver.extraJavaOptions"
-
-
-class ClassArchiveError(SparkloadError):
-    """Training the class archive failed (its log is named)."""
 
 
 def folder(config: LakehouseConfig) -> Path:
@@ -127,101 +115,3 @@ def confirm_mapped(archive: Path, pid: int) -> bool:
     except OSError:
         pass  # a read-only cache, or another process removed it first
     return False
-
-
-# how a child session ends: its JVM writes the archive, and its last catalog and temporary files, as it exits,
-# so the child waits for that before its scratch lakehouse is removed
-ENDING = """
-jvm = s.sparkContext._gateway.proc
-s.stop()
-jvm.stdin.close()
-jvm.wait(timeout=300)
-"""
-
-# what the trained JVM runs: a session's start and the kinds of statement sparkload sends (DDL, insert, CTAS,
-# merge, delete, reads, metadata, a DataFrame write), so that their classes are in the archive
-TRAINING = """
-import json, sys
-from python_extract.lakehouse import LakehouseConfig, get_session, session_format
-s = get_session(LakehouseConfig(**json.loads(sys.argv[1])))
-f = session_format(s)
-s.sql("create database if not exists d")
-s.sql(f"create table d.t (id bigint, name string, at timestamp) using {f}")
-s.sql("insert into d.t values (1, 'a', current_timestamp()), (2, 'b', current_timestamp())")
-s.sql(f"create table d.s using {f} as select id, upper(name) as name, at from d.t")
-s.sql("merge into d.t as t using (select * from d.s) as s on t.id = s.id "
-      "when matched then update set * when not matched then insert *")
-s.sql("delete from d.t where id = 2")
-s.sql("select count(*), max(name) from d.t group by id").collect()
-s.sql("describe extended d.t").collect()
-s.sql("show tables in d").collect()
-s.createDataFrame([(3, "c")], "id bigint, name string").writeTo("d.t2").using(f).create()
-""" + ENDING
-
-
-def ensure(config: LakehouseConfig) -> Optional[Tuple[Path, bool]]:
-    """The archive of the driver `get_session(config)` starts, and whether it was trained now (under a
-    file lock, so processes asking at once train it once); None when the driver's options choose their
-    own class sharing. The training session runs over a scratch lakehouse, never `config`'s."""
-    from .session import choose_format, spark_conf
-
-    choice = choose_format(config)
-    conf = spark_conf(config, choice, pin=False)
-    if own_sharing(conf):
-        return None
-    archive = path(config, conf)
-    archive.parent.mkdir(parents=True, exist_ok=True)
-    with open(archive.parent / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if archive.is_file():
-            return archive, False
-        _train(config, archive, choice.table_format)
-        for old in sorted(archive.parent.glob("spark-*.jsa"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP:]:
-            old.unlink()
-    return archive, True
-
-
-# a session started as `get_session` starts it, which must map the archive: under -Xshare:on a JVM that cannot
-# map it does not start
-CHECK = """
-import json, sys
-from python_extract.lakehouse import LakehouseConfig, get_session
-s = get_session(LakehouseConfig(**json.loads(sys.argv[1])))
-assert "-XX:SharedArchiveFile=" in s.sparkContext.getConf().get("spark.driver.extraJavaOptions", ""), "not handed the archive"
-s.sql("select 1").collect()
-""" + ENDING
-
-
-def _train(config: LakehouseConfig, archive: Path, table_format: str) -> None:
-    """Train the archive in one session over a scratch lakehouse, then check a session maps it."""
-    scratch = Path(tempfile.mkdtemp(prefix="class-archive-training-", dir=archive.parent))
-    partial = archive.with_suffix(f".{os.getpid()}.partial")
-    log = archive.parent / "training.log"
-    settings = json.dumps({"home": str(scratch / "lakehouse"), "table_format": table_format, "master": "local[2]",
-                           "jars_dir": str(config.jars_dir) if config.jars_dir else None,
-                           "jars_cache": str(config.jars_cache), "spark_conf": config.spark_conf})
-    opts = f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} -Djava.io.tmpdir={scratch}".strip()
-    started = time.monotonic()
-    try:
-        with open(log, "w") as out:
-            trained = _child(TRAINING, settings, out, scratch, SPARK_SUBMIT_OPTS=f"{opts} -XX:ArchiveClassesAtExit="
-                             f"{partial} -Xlog:cds=error -Xlog:cds+dynamic=error")
-            if trained != 0 or not partial.is_file():
-                raise ClassArchiveError(f"training the JVM class archive failed (exit {trained}, archive written: "
-                                        f"{partial.is_file()}); its log: {log}")
-            os.replace(partial, archive)
-            checked = _child(CHECK, settings, out, scratch, SPARK_SUBMIT_OPTS=opts,
-                             JAVA_TOOL_OPTIONS=f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} -Xshare:on".strip())
-            if checked != 0:
-                archive.unlink()
-                raise ClassArchiveError(f"the JVM class archive just trained does not map into a session (exit {checked}); "
-                                        f"removed; its log: {log}")
-            out.write(f"trained {archive} and checked it maps, in {time.monotonic() - started:.1f} s\n")
-    finally:
-        partial.unlink(missing_ok=True)
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _child(script: str, settings: str, out, cwd: Path, **env: str) -> int:
-    return subprocess.run([sys.executable, "-c", script, settings], env={**os.environ, **env}, stdout=out,
-                          stderr=subprocess.STDOUT, cwd=cwd, timeout=600).returncode

@@ -31,11 +31,9 @@ import datetime as dt
 import json
 import logging
 import os
-import sys
-from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, List, Optional
 
 from ..errors import LakehouseConfigError, LakehouseMismatch
 from . import class_archive
@@ -53,26 +51,16 @@ _SESSION = None
 QUIET_LOG4J = Path(__file__).resolve().parents[1] / "log4j2-quiet.properties"
 
 
-@contextmanager
-def quiet_jvm() -> Iterator[None]:
-    """A JVM started inside this block logs nothing on the terminal: its errors come back as exceptions
-    (the CLI prints one line, the adapter trims them), where Spark's console log would print each failed
-    task's Java stack trace first. A log4j configuration already in SPARK_SUBMIT_OPTS wins. The
-    environment is restored after, so processes started later keep their own logs. Once this process
-    runs a JVM the block changes nothing: another thread (dbt's) may be reading the environment."""
-    current = os.environ.get("SPARK_SUBMIT_OPTS")
-    pyspark = sys.modules.get("pyspark")
-    if (current and "log4j2.configurationFile" in current) or (pyspark and pyspark.SparkContext._gateway is not None):
-        yield
-        return
-    os.environ["SPARK_SUBMIT_OPTS"] = f"{current or ''} -Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()}".strip()
-    try:
-        yield
-    finally:
-        if current is None:
-            os.environ.pop("SPARK_SUBMIT_OPTS", None)
-        else:
-            os.environ["SPARK_SUBMIT_OPTS"] = current
+def quiet_log_options(conf: Dict[str, str]) -> Optional[str]:
+    """The driver's `spark.driver.extraJavaOptions` with the quiet log4j configuration, so a JVM started with
+    `conf` logs nothing on the terminal (its errors come back as exceptions: the CLI prints one line, the
+    adapter trims them); None when a log4j configuration is already chosen (in SPARK_SUBMIT_OPTS or the
+    driver's options), which wins. Passed to the JVM on its command line (spark-submit's `--conf`), never
+    through this process's environment, which another thread (dbt's) may be reading."""
+    options = conf.get(class_archive.DRIVER_OPTIONS, "")
+    if "log4j2.configurationFile" in f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} {options}":
+        return None
+    return f"{options} -Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()}".strip()
 
 
 @dataclass(frozen=True)
@@ -297,9 +285,11 @@ def get_session(config: Optional[LakehouseConfig] = None):
     if archive is not None:
         conf[class_archive.DRIVER_OPTIONS] = class_archive.with_archive(conf, archive)
     # the JVM's start-up lines (WARN NativeCodeLoader, the loopback address, ...) stay off the terminal
-    # on every path, the API's too; the `sparkload` command's --debug shows them
-    with quiet_jvm() if not log.isEnabledFor(logging.DEBUG) else nullcontext():
-        context = SparkContext.getOrCreate(SparkConf().setAll(list(conf.items())))
+    # on every path, the API's and the adapter's too; the `sparkload` command's --debug shows them
+    quiet = quiet_log_options(conf) if not log.isEnabledFor(logging.DEBUG) else None
+    if quiet is not None:
+        conf[class_archive.DRIVER_OPTIONS] = quiet
+    context = SparkContext.getOrCreate(SparkConf().setAll(list(conf.items())))
     hadoop = context._jsc.hadoopConfiguration()
     for key, value in s3_credentials_conf(config).items():
         hadoop.set(key, value)

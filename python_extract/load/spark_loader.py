@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 from urllib.parse import unquote, urlparse
 
-from ..contract import LOAD_ID
+from ..contract import INTEGER_PRECISIONS, LOAD_ID
 from ..errors import PipelineStepFailed
 from ..hooks import Hooks
 from ..lakehouse import session_format
@@ -123,8 +123,8 @@ def land_table(spark, package: LoadPackage, table: str) -> None:
     aligned.writeTo(name).append()
 
 
-INTEGERS = ("tinyint", "smallint", "int", "bigint")
-DIGITS = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 19}
+INTEGERS = tuple(spark for _, spark in INTEGER_PRECISIONS)  # narrowest first
+DIGITS = {spark: len(str(2 ** (bits - 1))) for bits, spark in INTEGER_PRECISIONS}  # the decimal digits each holds
 DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
 
 

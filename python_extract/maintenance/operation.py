@@ -8,8 +8,9 @@ A dataset is maintained in one dbt invocation; when that fails (say a commit con
 not resolve), its tables are retried one by one, once, and a table that fails again is reported as
 skipped with its error, so one busy table never stops the others.
 
-A dry run changes nothing, so when the lakehouse's warm server runs (servers/warm.py) it lists the tables
-and runs the operation over thrift there (the adapter's `thrift` method), starting no JVM here.
+A dry run changes nothing, so given a session on the lakehouse's running warm server (`warm`: the CLI
+passes one when a server runs, runtime/warm.py) it lists the tables and runs the operation over thrift
+there (the adapter's `thrift` method), starting no JVM here.
 
 Errors: `MaintenanceError` (the policy is invalid, checked before Spark starts by policy.py, or dbt could
 not start).
@@ -23,11 +24,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
+from ..contract import MAINTENANCE_ACTION_KEYS, MAINTENANCE_LOG_PREFIX, MAINTENANCE_REPORT_KEYS
 from ..errors import ConfigError
 from ..lakehouse import LakehouseConfig, get_session, session_format
 from .catalog import lakehouse_tables
 
-REPORT_PREFIX = "sparkload maintenance "
 log = logging.getLogger("sparkload.maintenance")
 PROJECT = "name: sparkload_maintenance\nversion: '1.0.0'\nconfig-version: 2\nprofile: sparkload_maintenance\n"
 
@@ -42,8 +43,11 @@ def maintain(
     dry_run: bool = False,
     policy: Any = True,
     on_report: Optional[Callable[[Dict[str, Any]], None]] = None,
+    warm: Any = None,
 ) -> List[Dict[str, Any]]:
-    """Maintain every table of `datasets` (default: all) by `policy`; one report per table.
+    """Maintain every table of `datasets` (default: all) by `policy`; one report per table. A dry run given
+    `warm` (a `runtime.warm.WarmSession` on the lakehouse's running warm server) runs on it instead of a
+    session here; a run that changes tables always runs here.
 
     >>> reports = maintain(LakehouseConfig.from_env(), datasets=["shop_raw"], dry_run=True)
     >>> [r["table"] for r in reports if r["actions"]]     # tables with something to do
@@ -52,7 +56,7 @@ def maintain(
 
     check_policy(policy)  # before the session starts: a bad policy fails in a second, once
     config = config or LakehouseConfig.from_env()
-    warm = _warm_session(config) if dry_run else None
+    warm = warm if dry_run else None
     started = time.monotonic()
     spark = warm if warm is not None else get_session(config)
     log.info("%s in %.1f s", f"answered by the warm server pid {warm.endpoint.pid} (no JVM started here)" if warm is not None
@@ -105,21 +109,6 @@ def describe(report: Dict[str, Any]) -> str:
 _PROJECTS: Dict[Path, tempfile.TemporaryDirectory] = {}
 
 
-def _warm_session(config: LakehouseConfig):
-    """The lakehouse's running warm server as a session (servers/warm.py), or None: a dry run changes
-    nothing, so it may ask the warm server instead of starting a JVM here."""
-    from ..servers.warm import WarmSession, running_server
-
-    endpoint = running_server(config.home)
-    if endpoint is None:
-        return None
-    try:
-        return WarmSession.connect(endpoint, config.home)
-    except Exception as e:  # noqa: BLE001 - thrift's errors share no base; the session here still answers
-        log.info("the warm server pid %d did not answer (%s); starting Spark here", endpoint.pid, str(e).splitlines()[0] if str(e) else type(e).__name__)
-        return None
-
-
 def _project(config: LakehouseConfig, warm=None) -> Path:
     """A dbt project with no models, whose profile is the embedded adapter on this lakehouse (or, given
     the `warm` server's endpoint, the adapter over thrift on it); one per lakehouse and process, so later
@@ -151,8 +140,9 @@ def _operation(project: Path, tables: List[str], file_format: str, policy: Any, 
 
     def on_event(event) -> None:
         msg = event.info.msg or ""
-        if msg.startswith(REPORT_PREFIX):
-            reports.append(json.loads(msg[len(REPORT_PREFIX):]))
+        report = report_of_line(msg)
+        if report is not None:
+            reports.append(report)
         elif event.info.level == "error" and msg.strip():
             errors.append(msg.strip())
 
@@ -170,6 +160,25 @@ def _operation(project: Path, tables: List[str], file_format: str, policy: Any, 
     if invalid:  # the policy: the same for every table
         raise MaintenanceError(invalid[0])
     return None, _first_line(error)
+
+
+def report_of_line(line: str) -> Optional[Dict[str, Any]]:
+    """The report a maintenance log line carries (contract.MAINTENANCE_LOG_PREFIX, then the report as JSON), or
+    None for another line; `MaintenanceError` for a line whose report lacks a key of the contract's.
+
+    >>> report_of_line('sparkload maintenance {"table": "raw.t", "format": "delta", "health": {}, "dry_run": false, "actions": []}')["table"]
+    'raw.t'
+    """
+    if not line.startswith(MAINTENANCE_LOG_PREFIX):
+        return None
+    report = json.loads(line[len(MAINTENANCE_LOG_PREFIX):])
+    missing = [key for key in MAINTENANCE_REPORT_KEYS if key not in report]
+    missing += [f"actions[{n}].{key}" for n, action in enumerate(report.get("actions") or [])
+                for key in MAINTENANCE_ACTION_KEYS if key not in action]
+    if missing:
+        raise MaintenanceError(f"the maintenance log line of {report.get('table', '?')} lacks {', '.join(missing)} "
+                               "(contract.MaintenanceReport): the macros and this package differ in version")
+    return report
 
 
 def _first_line(error: str) -> str:

@@ -26,11 +26,9 @@ from uuid import UUID
 
 import orjson
 
+from ..contract import PYTHON_DATA_TYPES
 from ..timeutil import UTC, from_epoch, parse_date, parse_iso, parse_iso_datetime, plain
-PY_TYPES: Dict[type, str] = {
-    str: "text", int: "bigint", float: "double", bool: "bool", bytes: "binary", dict: "json", list: "json",
-    tuple: "json", Decimal: "decimal", dt.datetime: "timestamp", dt.date: "date", dt.time: "time",
-}
+PY_TYPES: Dict[type, str] = dict(PYTHON_DATA_TYPES)  # by exact type: the hot path
 
 
 def py_type(value: Any) -> str:
@@ -42,9 +40,7 @@ def py_type(value: Any) -> str:
     found = PY_TYPES.get(type(value))
     if found is not None:
         return found
-    for base, data_type in ((dict, "json"), (list, "json"), (tuple, "json"), (Decimal, "decimal"),
-                            (dt.datetime, "timestamp"), (dt.date, "date"), (dt.time, "time"), (str, "text"),
-                            (float, "double"), (int, "bigint"), (bytes, "binary")):
+    for base, data_type in PYTHON_DATA_TYPES:
         if isinstance(value, base):
             return data_type
     return "json" if dataclasses.is_dataclass(value) else "text"

@@ -13,23 +13,21 @@ versioned by a content hash (`version_hash`) and a counter (`version`) bumped wh
 """
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
-from decimal import Decimal
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..contract import (
-    COLUMN_HINTS, DEFAULT_WRITE_DISPOSITION, DLT_COLUMNS, VARIANT_SEPARATOR, MergeStrategy, WriteDisposition, sized_type,
+    COLUMN_HINTS, DEFAULT_WRITE_DISPOSITION, DLT_COLUMNS, PYTHON_SCALARS, SPARK_ARROW_TYPES, VARIANT_SEPARATOR, MergeStrategy,
+    WriteDisposition, sized_type,
 )
 from .coerce import coerce, detect_type, json_text, py_type
 from .exceptions import CannotCoerceColumn
 
 ENGINE_VERSION = 1
 # the Python types whose values a column of the same dlt type takes as they are (the hot path)
-_AS_IS = {str: "text", int: "bigint", float: "double", bool: "bool", Decimal: "decimal", dt.date: "date", bytes: "binary",
-          dt.datetime: "timestamp"}
+_AS_IS = dict(PYTHON_SCALARS)
 
 
 def spark_type(data_type: str, precision: Optional[int] = None, scale: Optional[int] = None, where: str = "") -> str:
@@ -49,9 +47,10 @@ def arrow_of_spark(spark: str):
     if spark.startswith("decimal("):
         precision, scale = (int(x) for x in spark[len("decimal("):-1].split(","))
         return pa.decimal128(precision, scale)
-    return {"string": pa.string(), "tinyint": pa.int8(), "smallint": pa.int16(), "int": pa.int32(), "bigint": pa.int64(),
-            "double": pa.float64(), "boolean": pa.bool_(), "timestamp": pa.timestamp("us", tz="UTC"), "date": pa.date32(),
-            "binary": pa.binary()}.get(spark)
+    if spark not in SPARK_ARROW_TYPES:
+        return None
+    factory, args = SPARK_ARROW_TYPES[spark]
+    return getattr(pa, factory)(*args)
 
 
 @dataclass

@@ -5,12 +5,13 @@ checks a pipeline YAML against before anything runs.
 - `ConfigModel`: the base of every config model; an unknown key is an error (`extra="forbid"`), and
   an attribute's docstring becomes its description in the schema.
 - `Secret`: a string field that must be an environment reference (`${NAME}`), never a literal.
-- `TableHints`: the table hints (`contract.TableHints`) every resource of a source plugin accepts.
+- `TableHints`: the table hints every resource of a source plugin accepts, derived from `contract.TableHints`.
 - `component_models`: one model per component dataclass (paginator, auth), its init fields being its
   YAML keys and `type` naming the class, as a union discriminated by `type`.
 """
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import typing
 from typing import Any, Dict, List, Literal, Union
@@ -31,14 +32,39 @@ class ConfigModel(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
-class TableHints(ConfigModel):
-    """contract.TableHints as config keys; `columns` is declared by each plugin that takes it."""
-    table_name: str = None
-    primary_key: Keys = None
-    merge_key: Keys = None
-    write_disposition: WriteDisposition = None
-    """append | replace | merge, or {disposition: merge, strategy: delete-insert | upsert | scd2 | insert-only}"""
-    max_table_nesting: int = Field(None, ge=0)
+def _as_config(kind: Any) -> Any:
+    """A contract hint's type as a YAML config value takes it: never None (null is not a valid value) nor a
+    function (`table_name` is a name), lists for sequences, a dict for a TypedDict (pydantic reads
+    typing.TypedDict only from Python 3.12; the resource checks the dict form, contract.split_disposition)."""
+    if kind is Any:
+        return str
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is Union:
+        kept = tuple(_as_config(a) for a in args if a is not type(None))
+        return Union[kept] if len(kept) > 1 else kept[0]
+    if origin in (list, collections.abc.Sequence):
+        return List[_as_config(args[0])]
+    if typing.is_typeddict(kind):
+        return Dict[str, Any]
+    return kind
+
+
+# what the config adds to a hint: its description in the schema, its bounds
+_FIELDS = {
+    "write_disposition": Field(None, description="append | replace | merge, or {disposition: merge, strategy: "
+                                                 "delete-insert | upsert | scd2 | insert-only}"),
+    "max_table_nesting": Field(None, ge=0),
+}
+# the order an unknown-key error lists them in (a hint missing here comes last)
+_ORDER = ("table_name", "primary_key", "merge_key", "write_disposition", "max_table_nesting")
+_HINTS = typing.get_type_hints(contract.TableHints)
+# contract.TableHints as config keys, derived from it (the one definition); `columns` is declared by each
+# plugin that takes it
+TableHints = create_model(
+    "TableHints", __base__=ConfigModel, __doc__="contract.TableHints as config keys; `columns` is declared by each plugin that takes it.",
+    **{name: (_as_config(_HINTS[name]), _FIELDS.get(name))
+       for name in sorted(_HINTS, key=lambda n: _ORDER.index(n) if n in _ORDER else len(_ORDER)) if name != "columns"},
+)
 
 
 

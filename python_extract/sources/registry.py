@@ -23,6 +23,7 @@ import string
 from dataclasses import dataclass
 from importlib import import_module
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
 from ..errors import ConfigError, did_you_mean
@@ -55,8 +56,11 @@ class SourcePlugin:
     name: str
     description: str
     config_schema: Dict[str, Any]
-    build: Callable[[Dict[str, Any], str], Any]
+    build: Callable[..., Any]  # build(config, name); with needs_home, build(config, name, home)
     example: str = ""  # a commented YAML `config:` body that `sparkload init` starts a pipeline file from
+    # the plugin keeps files under the lakehouse home (Airbyte's connector environments): the caller passes the
+    # home in, so no plugin imports the lakehouse (tests/test_imports.py checks)
+    needs_home: bool = False
 
 
 def discover() -> Dict[str, SourcePlugin]:
@@ -78,9 +82,10 @@ def get_plugin(name: str) -> SourcePlugin:
     return plugins[name]
 
 
-def build_source(spec: Dict[str, Any], prefix: str = "source") -> Any:
+def build_source(spec: Dict[str, Any], prefix: str = "source", home: Optional[Path] = None) -> Any:
     """The source a pipeline YAML's `source: {type: <plugin>, name: ..., config: {...}}` describes,
-    its config checked (and secrets resolved) before anything runs."""
+    its config checked (and secrets resolved) before anything runs; `home` (the lakehouse home) goes to a
+    plugin that `needs_home`."""
     if not isinstance(spec, dict) or "type" not in spec:
         raise SourceConfigError([f"{prefix}: expected a mapping with `type` (a source plugin) and `config`"])
     unknown = sorted(set(spec) - {"type", "name", "config"})
@@ -91,6 +96,8 @@ def build_source(spec: Dict[str, Any], prefix: str = "source") -> Any:
     except UnknownSource as e:
         raise SourceConfigError([f"{prefix}.type: {e}"]) from None
     config = resolve_config(plugin, spec.get("config") or {}, prefix=f"{prefix}.config")
+    if plugin.needs_home:
+        return plugin.build(config, spec.get("name") or plugin.name, home)
     return plugin.build(config, spec.get("name") or plugin.name)
 
 

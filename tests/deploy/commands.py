@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Sequence, Set
 
 import psutil
 
-from python_extract.servers.processes import descendants, port_open, process_command_line, started_at
+from python_extract.runtime.processes import descendants, port_open, process_command_line, started_at
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from python_extract.servers.processes import free_port
+from python_extract.runtime.processes import free_port
 
 from .commands import Foreground, command_line, readme_blocks
 

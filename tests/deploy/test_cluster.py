@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from python_extract.servers.cluster import executors_by_worker, fetch_json
-from python_extract.servers.processes import free_port
+from python_extract.runtime.cluster import executors_by_worker, fetch_json
+from python_extract.runtime.processes import free_port
 
 from ..support.dbt import Dbt
 from ..support.paths import REPO

@@ -20,7 +20,7 @@ from typing import Optional
 import pytest
 import yaml
 
-from python_extract.servers.processes import free_port, port_open
+from python_extract.runtime.processes import free_port, port_open
 
 from ..support.skeleton import LOAD_1, LOAD_2
 from ..support.skeleton import customers_pipeline as _pipeline

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from python_extract.lakehouse import LakehouseConfig
-from python_extract.servers.processes import free_port
+from python_extract.runtime.processes import free_port
 
 from ..support.skeleton import LOAD_1, LOAD_2
 from ..support.tables import rows

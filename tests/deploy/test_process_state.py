@@ -1,4 +1,4 @@
-"""How the servers tell a live process from a gone one (python_extract/servers/processes.py): a zombie
+"""How the servers tell a live process from a gone one (python_extract/runtime/processes.py): a zombie
 is gone, a later process that got the same id is another process, and the wait ends when it is gone."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from python_extract.servers.processes import group_has_members, started_at, wait_gone
+from python_extract.runtime.processes import group_has_members, started_at, wait_gone
 
 pytestmark = pytest.mark.fast
 
@@ -39,8 +39,8 @@ def test_wait_gone__another_process_with_the_same_id_does_not_count():
 
 def _server(tmp_path, run_dir):
     """A stand-in server: ThriftServer's stop over a `sleep` in its own process group, its log in the run dir."""
-    from python_extract.servers.processes import RunDir, SparkProcess
-    from python_extract.servers.serve import ThriftServer
+    from python_extract.runtime.processes import RunDir, SparkProcess
+    from python_extract.runtime.serve import ThriftServer
 
     files = RunDir.of(run_dir, prefix=f"{tmp_path}/run-")
     process = SparkProcess("stand-in server", ["sleep", "60"], files.path / "server.log")

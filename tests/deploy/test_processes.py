@@ -1,4 +1,4 @@
-"""How sparkload's long-running JVMs are started and stopped (python_extract/servers/processes.py),
+"""How sparkload's long-running JVMs are started and stopped (python_extract/runtime/processes.py),
 shown on small stand-in processes so that each case takes a second: stop ends the whole process group
 and frees its port, escalates to SIGKILL, a process that dies early is reported with its log, and a
 started process dies with the process that started it. The real JVMs are stopped the same way in
@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from python_extract.servers.processes import SparkProcess, SparkProcessError, free_port, port_open
+from python_extract.runtime.processes import SparkProcess, SparkProcessError, free_port, port_open
 
 from .commands import REPO, _descendants, alive, started_at
 
@@ -64,7 +64,7 @@ def test_wait_for_port__reports_a_process_that_died_with_its_log(tmp_path):
 def test_started_process__dies_with_the_process_that_started_it(tmp_path):
     port = free_port()
     starter = (
-        "import sys; from pathlib import Path; from python_extract.servers.processes import SparkProcess; "
+        "import sys; from pathlib import Path; from python_extract.runtime.processes import SparkProcess; "
         f"p = SparkProcess('orphan', [sys.executable, '-c', {LISTEN.format(port=port)!r}], Path({str(tmp_path)!r}) / 'o.log'); "
         f"p.wait_for_port('127.0.0.1', {port}, 30); print(p.pid, flush=True); import time; time.sleep(600)"
     )
@@ -113,8 +113,8 @@ def test_server_that_ended_before_its_stop__run_dir_removed_when_told_to_stop_ke
     """A stop sent to every process of a service at once (systemd's default; the test run's watchdog) reaches
     the server before its supervisor's stop does: it was told to stop, so its temporary run dir goes. A
     server that crashed (exit 1) keeps its run dir, with the log its error names."""
-    from python_extract.servers.processes import RunDir
-    from python_extract.servers.serve import ThriftServer
+    from python_extract.runtime.processes import RunDir
+    from python_extract.runtime.serve import ThriftServer
 
     files = RunDir.of(None, prefix=f"{tmp_path}/run-")
     port = free_port()

@@ -16,7 +16,7 @@ import pytest
 
 import python_extract as sl
 from python_extract.cli import main
-from python_extract.servers.warm import WarmFiles, ensure_server, stop_server
+from python_extract.runtime.warm import WarmFiles, ensure_server, stop_server
 
 COMMANDS = (("pipeline", "info"), ("pipeline", "loads"), ("pipeline", "expire", "--older-than", "1s", "--dry-run"),
             ("lakehouse", "maintain", "--dry-run"))
@@ -65,7 +65,7 @@ def test_small_commands__answer_through_the_warm_server_as_through_a_session(lak
     assert len(cold_said) == len(COMMANDS) and all(line.startswith("started Spark") for line in cold_said), cold_said
     assert len(warm_said) == len(COMMANDS) and all(
         line.startswith(f"answered by the warm server pid {server.pid}") for line in warm_said), warm_said
-    # the server warmed up by itself on its start (servers/warm.py `_warm_up`): the staging datasets with loads
+    # the server warmed up by itself on its start (runtime/warm.py `_warm_up`): the staging datasets with loads
     log_file, deadline = WarmFiles(lakehouse.home).log, time.monotonic() + 120
     while not re.search(r"warmed up on [1-9]\d* staging datasets|warm-up skipped", log_file.read_text()) and time.monotonic() < deadline:
         time.sleep(0.5)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from python_extract.servers.warm import WarmFiles, stop_server
+from python_extract.runtime.warm import WarmFiles, stop_server
 
 from ..support.dbt import Dbt, Names, dbt_env
 from ..support.paths import INTEGRATION

@@ -153,7 +153,7 @@ def test_parse_span__a_number_with_an_optional_unit_or_none(value, seconds):
 def test_parse_span__is_the_rule_of_expire_and_of_the_warm_idle_timeout():
     from python_extract.errors import ConfigError
     from python_extract.maintenance import parse_duration
-    from python_extract.servers.warm import WarmServerError, parse_idle_timeout
+    from python_extract.runtime.warm import WarmServerError, parse_idle_timeout
 
     assert parse_duration("7d") == dt.timedelta(days=7) and parse_idle_timeout("1.5m") == 90.0
     assert parse_idle_timeout("1d") == 86400.0

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from python_extract.servers.processes import LOOPBACK, SparkProcess, free_port
+from python_extract.runtime.processes import LOOPBACK, SparkProcess, free_port
 
 ACCESS_KEY = "sparkload-test-key"
 SECRET_KEY = "sparkload-test-secret-5e1f9a"  # grepped for in logs and command lines: it must never show

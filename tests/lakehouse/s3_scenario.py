@@ -21,7 +21,7 @@ from pathlib import Path
 
 import python_extract as sl
 from python_extract.lakehouse import LakehouseConfig, get_session
-from python_extract.servers.processes import process_command_line
+from python_extract.runtime.processes import process_command_line
 
 from ..support.dbt import Names, dbt_env
 

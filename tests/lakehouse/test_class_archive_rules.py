@@ -11,6 +11,7 @@ import pyspark
 import pytest
 
 from python_extract.lakehouse import LakehouseConfig, class_archive, session
+from python_extract.runtime import archive_training
 
 pytestmark = pytest.mark.fast
 
@@ -91,7 +92,7 @@ def no_jvm_training(config, monkeypatch):
             Path(partial).write_bytes(b"trained")
         return results.pop(0)
 
-    monkeypatch.setattr(class_archive, "_child", child)
+    monkeypatch.setattr(archive_training, "_child", child)
     return results, scripts
 
 
@@ -100,23 +101,23 @@ def test_training_keeps_the_newest_archives(java, config, no_jvm_training):
     trained = []
     for memory in ("1g", "2g", "3g", "4g"):
         results += [0, 0]
-        archive, new = class_archive.ensure(config.with_(spark_conf={"m": memory}))
+        archive, new = archive_training.ensure(config.with_(spark_conf={"m": memory}))
         assert new and archive.read_bytes() == b"trained"
         trained.append(archive)
-    assert scripts == [class_archive.TRAINING, class_archive.CHECK] * 4
-    assert sorted(config.jars_cache.parent.joinpath("class-archive").glob("*.jsa")) == sorted(trained[-class_archive.KEEP:])
-    assert class_archive.ensure(config.with_(spark_conf={"m": "4g"})) == (trained[-1], False)  # no child ran
+    assert scripts == [archive_training.TRAINING, archive_training.CHECK] * 4
+    assert sorted(config.jars_cache.parent.joinpath("class-archive").glob("*.jsa")) == sorted(trained[-archive_training.KEEP:])
+    assert archive_training.ensure(config.with_(spark_conf={"m": "4g"})) == (trained[-1], False)  # no child ran
     assert not list(config.jars_cache.parent.joinpath("class-archive").glob("*.partial"))
 
 
 def test_an_archive_that_does_not_map_is_removed_with_an_error_naming_the_log(java, config, no_jvm_training):
     results, _ = no_jvm_training
     results += [0, 1]
-    with pytest.raises(class_archive.ClassArchiveError, match=r"does not map into a session \(exit 1\); removed; its log: .*training.log"):
-        class_archive.ensure(config.with_(spark_conf={"m": "1g"}))
+    with pytest.raises(archive_training.ClassArchiveError, match=r"does not map into a session \(exit 1\); removed; its log: .*training.log"):
+        archive_training.ensure(config.with_(spark_conf={"m": "1g"}))
     results += [1]
-    with pytest.raises(class_archive.ClassArchiveError, match=r"training the JVM class archive failed \(exit 1"):
-        class_archive.ensure(config.with_(spark_conf={"m": "1g"}))
+    with pytest.raises(archive_training.ClassArchiveError, match=r"training the JVM class archive failed \(exit 1"):
+        archive_training.ensure(config.with_(spark_conf={"m": "1g"}))
     assert not list(config.jars_cache.parent.joinpath("class-archive").glob("spark-*"))
 
 

@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Dict, List
 
-from .compare import normal_value
+from ..support.compare import normal_value
 from .scenario import Scenario
 
 Step = Dict[str, Any]  # {"load_ids": [...], "error": str | None, "tables": Snapshot}

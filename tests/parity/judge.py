@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from .compare import compare, data_rows, timestamp_text
+from ..support.compare import compare, data_rows, timestamp_text
 from .scenario import Scenario
 
 IDENTICAL, ON_PURPOSE, DIFFERS = "identical", "differs-on-purpose", "differs"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from .compare import Snapshot
+from ..support.compare import Snapshot
 from .scenario import Scenario, model_config
 
 SOURCE = "parity"
@@ -240,6 +240,6 @@ class SparkBatch:
 
 
 def _normal_row(row: Dict[str, Any]) -> Dict[str, Any]:
-    from .compare import normal_value
+    from ..support.compare import normal_value
 
     return {k: normal_value(v) for k, v in row.items()}

@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List
 import pytest
 
 from ..support.api_server import ApiServer, ShopApi, iso
-from .compare import differences
+from ..support.compare import differences
 from ..support.tally import record_vs_dlt as record
 from .sides import DltSide, SparkloadSide
 

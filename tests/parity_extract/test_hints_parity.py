@@ -22,7 +22,7 @@ import python_extract as sl
 from python_extract.normalize.schema import Table as SchemaTable
 from python_extract.scaffold import _sparkload_config
 
-from .compare import column_types
+from ..support.compare import column_types
 from ..support.tally import record_vs_dlt as record
 from .sides import SYSTEM, DltSide, SparkloadSide, comparable
 from .sides import Table as SideTable

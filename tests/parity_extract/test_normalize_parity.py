@@ -16,7 +16,7 @@ import pytest
 import python_extract as sl
 from python_extract.normalize.exceptions import ColumnNameCollision
 
-from .compare import case_tables, column_types, differences
+from ..support.compare import case_tables, column_types, differences
 from ..support.tally import record_vs_dlt as record
 from .normalize_cases import CASES, Case
 from .sides import DltSide, SparkloadSide

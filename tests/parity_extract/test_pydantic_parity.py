@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 import python_extract as sl
 
-from .compare import column_types
+from ..support.compare import column_types
 from ..support.tally import record_vs_dlt as record
 from .sides import SYSTEM, DltSide, SparkloadSide
 

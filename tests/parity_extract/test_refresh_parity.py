@@ -15,7 +15,7 @@ import pytest
 
 import python_extract as sl
 
-from .compare import column_types
+from ..support.compare import column_types
 from ..support.tally import record_vs_dlt as record
 from .sides import SYSTEM, DltSide, SparkloadSide
 

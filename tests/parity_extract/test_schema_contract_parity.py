@@ -17,7 +17,7 @@ import pytest
 import python_extract as sl
 from python_extract.normalize.exceptions import DataValidationError
 
-from .compare import case_tables, differences
+from ..support.compare import case_tables, differences
 from ..support.tally import record_vs_dlt as record
 from .contract_cases import CASES, ContractCase
 from .sides import DltSide, SparkloadSide

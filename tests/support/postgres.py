@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import List, Optional
 
-from python_extract.servers.processes import free_port
+from python_extract.runtime.processes import free_port
 
 
 def pg_bin() -> Optional[Path]:

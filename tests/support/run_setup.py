@@ -9,7 +9,7 @@ types) run by default; `--thrift all` (or SPARKLOAD_THRIFT=all) runs every test 
 
 Every JVM of the run (this process's session, the CLI's, the servers') compiles with the client compiler only
 (`TEST_JVM_OPTS`); a run that goes beyond the fast tier (tests/support/fast_tier.py) trains the product's class
-archive for these options before its first session (`python_extract/lakehouse/class_archive.py`, as `sparkload
+archive for these options before its first session (`python_extract/runtime/archive_training.py`, as `sparkload
 lakehouse setup` does), so every session `get_session` starts (this process's, the workers', the CLI's and dbt's
 child processes') maps its classes from it; the servers start without it.
 
@@ -97,9 +97,10 @@ def pytest_configure(config):
         if "-Djava.io.tmpdir=" not in os.environ[var]:
             os.environ[var] += f" -Djava.io.tmpdir={os.environ['SPARK_LOCAL_DIRS']}"
     if not (XDIST_WORKER or fast_tier_only(config)):  # the workers start after it, and find it
-        from python_extract.lakehouse import LakehouseConfig, class_archive
+        from python_extract.lakehouse import LakehouseConfig
+        from python_extract.runtime import archive_training
 
-        class_archive.ensure(LakehouseConfig.from_env(home=scratch / "class-archive"))
+        archive_training.ensure(LakehouseConfig.from_env(home=scratch / "class-archive"))
     if XDIST_WORKER:  # dbt's partial parse, manifest and run results of this worker only
         os.environ["DBT_TARGET_PATH"] = str(INTEGRATION / "target" / XDIST_WORKER)
         end_with_the_controller()

@@ -4,7 +4,7 @@ Everything dbt-spark offers (`thrift`, `http`, `odbc`, `session`) works unchange
 SparkSession built by the lakehouse factory (`python_extract.lakehouse`) from the profile's
 `lakehouse_dir`, `table_format`, `master`, `jars_dir` and `spark_conf`, so dbt sees exactly the tables
 the extractor landed. No server is involved, unless `warm: true`: then the dbt process starts no JVM
-and runs its statements over thrift on the lakehouse's warm server (`python_extract.servers.warm`),
+and runs its statements over thrift on the lakehouse's warm server (`python_extract.runtime.warm`),
 started in the background by the first run and ending itself after `warm_idle_timeout` without queries.
 `connect` runs them on a Spark Connect server (`sparkload lakehouse serve --connect`, or managed Spark's),
 with no JVM in the dbt process (connect.py).
@@ -93,7 +93,7 @@ class SparkloadCredentials(SparkCredentials):
         super().__post_init__()
 
     def _validate_warm(self) -> None:
-        from python_extract.servers.warm import WarmServerError, parse_idle_timeout
+        from python_extract.runtime.warm import WarmServerError, parse_idle_timeout
 
         if not isinstance(self.warm, bool):
             raise DbtRuntimeError(f"warm: {self.warm!r} is not a boolean; expected true or false")
@@ -109,7 +109,7 @@ class SparkloadCredentials(SparkCredentials):
 
     @property
     def idle_timeout_value(self) -> Union[int, str]:
-        from python_extract.servers.warm import DEFAULT_IDLE_TIMEOUT
+        from python_extract.runtime.warm import DEFAULT_IDLE_TIMEOUT
 
         return DEFAULT_IDLE_TIMEOUT if self.warm_idle_timeout is None else self.warm_idle_timeout
 
@@ -215,10 +215,9 @@ class SparkloadConnectionManager(SparkConnectionManager):
     def spark_session(creds: SparkloadCredentials):
         """The in-process SparkSession of `method: embedded` (the lakehouse's) or `session`."""
         if creds.method == EMBEDDED:
-            from python_extract.lakehouse.session import get_session, quiet_jvm
+            from python_extract.lakehouse.session import get_session
 
-            with quiet_jvm():
-                return get_session(creds.lakehouse_config())
+            return get_session(creds.lakehouse_config())  # quiet by its JVM's options, dbt's environment untouched
         from pyspark.sql import SparkSession
 
         return SparkSession.builder.getOrCreate()
@@ -331,7 +330,7 @@ class SparkloadConnectionManager(SparkConnectionManager):
         the recorded one does not answer), checked to serve this profile's lakehouse."""
         from dbt.adapters.exceptions import FailedToConnectError
 
-        from python_extract.servers.warm import WarmServerError, ensure_server, parse_idle_timeout
+        from python_extract.runtime.warm import WarmServerError, ensure_server, parse_idle_timeout
 
         creds = connection.credentials
         config = creds.lakehouse_config()
@@ -367,7 +366,7 @@ class SparkloadConnectionManager(SparkConnectionManager):
 
     @staticmethod
     def _verify_lakehouse(connection: Connection, home: Path, server) -> None:
-        from python_extract.servers.warm import HOME_CONF
+        from python_extract.runtime.warm import HOME_CONF
 
         cursor = connection.handle.cursor()
         cursor.execute(f"set {HOME_CONF}")

@@ -47,5 +47,6 @@ plugin = SourcePlugin(
     description="An Airbyte connector (PyPI package or executable) over the Airbyte protocol, state committed with the data",
     config_schema=CONFIG_SCHEMA,
     example=EXAMPLE,
-    build=lambda config, name: AirbyteSource(config, name).source(),
+    needs_home=True,  # its connector environments default to <home>/connectors
+    build=lambda config, name, home=None: AirbyteSource(config, name, home).source(),
 )

@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator, List, Optional
 
+from ...errors import ConfigError
 from ...extract import Source
 from ...extract.checkpoint import CHECKPOINT
 from ...extract.resource import Resource, ResourceState
@@ -28,17 +29,16 @@ def _key(paths: List[List[str]]) -> List[str]:
     return ["__".join(p) for p in paths]
 
 
-def default_venvs_dir() -> Path:
-    from ...lakehouse.config import LakehouseConfig  # the lakehouse home, from the one settings resolver
-
-    return LakehouseConfig.from_env().home / "connectors"
-
-
 class AirbyteSource:
-    def __init__(self, config: Dict[str, Any], name: str = "airbyte"):
+    def __init__(self, config: Dict[str, Any], name: str = "airbyte", home: Optional[Path] = None):
+        """`home`: the lakehouse home, passed in by the caller (registry.build_source); connector
+        environments go to `venvs_dir`, else `<home>/connectors`."""
         self.name = name
         self.checkpoint_records = int(config.get("checkpoint_records", 10_000))
-        command = resolve_executable(config, Path(config.get("venvs_dir") or default_venvs_dir()))
+        venvs_dir = config.get("venvs_dir") or (Path(home) / "connectors" if home is not None else None)
+        if venvs_dir is None and config.get("package"):
+            raise ConfigError(f"airbyte source {name}: give venvs_dir, or build it through a pipeline (which passes the lakehouse home)")
+        command = resolve_executable(config, Path(venvs_dir or "."))
         self.connector = Connector(command, config.get("config") or {})
         if config.get("check", True):
             self.connector.check()

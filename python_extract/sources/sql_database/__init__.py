@@ -1,9 +1,5 @@
 """The SQL database source (SQLAlchemy): reflected tables, cursor pushdown, chunked reads, mapped types."""
+from ...lazy import lazy_face
 
-
-def __getattr__(name: str):  # dlt's `from dlt.sources.sql_database import sql_database` (dlt_facades/sql_database.py)
-    if name in ("sql_database", "sql_table"):
-        from ..dlt_facades import sql_database
-
-        return getattr(sql_database, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# dlt's `from dlt.sources.sql_database import sql_database` (dlt_facades/sql_database.py)
+__getattr__, __dir__ = lazy_face(__name__, dict.fromkeys(["sql_database", "sql_table"], "..dlt_facades.sql_database"))

@@ -1,16 +1,19 @@
-"""Comparing the tables of both sides after a load, as multisets, with system ids mapped.
+"""The differential comparison of both sides' tables (dlt's and sparkload's), with system ids mapped: one
+helper for the dbt differential (tests/parity: `compare`, over snapshots) and the extractor's
+(tests/parity_extract: `differences`, over a case's staging tables with their column types).
 
-A snapshot is `{table: [row dict, ...]}` with values normalised by `normal_value` (timestamps as
-`ts:YYYY-MM-DD HH:MM:SS.ffffff` UTC, dates as `d:YYYY-MM-DD`, decimals as floats, JSON text parsed).
-Random values never meet: `_dlt_load_id` becomes the load's label (L1, L2, ...), and `_dlt_id`,
-`_dlt_parent_id`, `_dlt_root_id` become the content of the rows they point at, so what is compared is
-which rows share an id and which parent each child row hangs from, not the ids themselves. scd2
-validity timestamps that are not given explicitly (load time) become T1, T2, ... in order.
+A snapshot is `{table: [row dict, ...]}`; tests/parity normalises values with `normal_value` (timestamps
+as `ts:YYYY-MM-DD HH:MM:SS.ffffff` UTC, dates as `d:YYYY-MM-DD`, decimals as floats, JSON text parsed),
+tests/parity_extract compares the values each side reads back as they are.
+Random values never meet: `_dlt_load_id` becomes the load's label (L1, L2, ..., or the run's number), and
+`_dlt_id`, `_dlt_parent_id`, `_dlt_root_id` become the content of the rows they point at, so what is
+compared is which rows share an id and which parent each child row hangs from, not the ids themselves.
+scd2 validity timestamps that are not given explicitly (load time) become T1, T2, ... in order.
 
 Columns: data columns are compared over the union of both sides' columns (a column one side lacks
 reads as NULL: dlt creates no column for values that were always NULL); system columns only where
-both sides have them (sparkload's child tables carry `_dlt_load_id` and `_dlt_root_id`, dlt's only
-under merge).
+both sides have them (sparkload's child tables carry `_dlt_load_id` and `_dlt_root_id`, which dlt's
+have only under merge: dbt filters every table by load), so a child row's load is its root's.
 """
 from __future__ import annotations
 
@@ -170,3 +173,34 @@ def data_rows(snapshot: Snapshot, table: str, columns: Iterable[str]) -> List[tu
     """A table's rows as sorted tuples of `columns` (for the `expect` of on-purpose scenarios)."""
     cols = list(columns)
     return sorted((tuple(r.get(c) for c in cols) for r in snapshot.get(table, [])), key=_sort_key)
+
+
+# -- the extractor's differential: a case's staging tables, `{table: Table}` with `.rows` and `.types`
+
+
+def case_tables(tables: Dict[str, Any], root: str) -> Dict[str, Any]:
+    """The tables of the case whose root table is `root` (it and its child tables) that hold rows."""
+    return {t: v for t, v in tables.items() if (t == root or t.startswith(root + "__")) and v.rows}
+
+
+def column_types(tables: Dict[str, Any]) -> Dict[str, Dict[str, str]]:
+    return {t: {c: k for c, k in v.types.items() if c not in SYSTEM} for t, v in sorted(tables.items())}
+
+
+def differences(dlt_tables: Dict[str, Any], sl_tables: Dict[str, Any], root: str,
+                dlt_runs: Dict[str, int], sl_runs: Dict[str, int]) -> List[str]:
+    """What differs between the sides for the case whose root table is `root` (column types, then rows
+    by `compare`, each load as its run's number); [] when identical."""
+    theirs, ours = case_tables(dlt_tables, root), case_tables(sl_tables, root)
+    found = []
+    if column_types(theirs) != column_types(ours):
+        found.append(f"columns: dlt {column_types(theirs)} != sparkload {column_types(ours)}")
+    found += compare({t: v.rows for t, v in theirs.items()}, {t: v.rows for t, v in ours.items()},
+                     _run_labels(theirs, dlt_runs), _run_labels(ours, sl_runs))
+    return found
+
+
+def _run_labels(tables: Dict[str, Any], runs: Dict[str, int]) -> Dict[str, str]:
+    """Each load id of the tables as its run's number ("run ?" for a load of no known run)."""
+    return {row["_dlt_load_id"]: f"run {runs.get(row['_dlt_load_id'], '?')}"
+            for v in tables.values() for row in v.rows if row.get("_dlt_load_id") is not None}

@@ -10,7 +10,7 @@ Its files (logs, work directories) go to a run dir: the caller's, kept, or else 
 (`RunDir`), removed when its processes were stopped while running and are gone; kept, with the logs it
 names, when one of them died by itself or did not stop.
 
-`Watchdog` outlives whoever starts it: a separate process (`python -m python_extract.servers.processes
+`Watchdog` outlives whoever starts it: a separate process (`python -m python_extract.runtime.processes
 watch`) that is told which process groups, processes and pid files to guard, and ends them all (SIGTERM,
 then SIGKILL) when its owner dies, however it dies: the owner's end of its stdin pipe closes. The test
 suite's servers are guarded by one, so a killed pytest leaves none behind.
@@ -316,7 +316,7 @@ class Watchdog:
     `guard_pidfile(path)`; `close()` ends what is still guarded and the watchdog."""
 
     def __init__(self) -> None:
-        self.popen = subprocess.Popen([sys.executable, "-m", "python_extract.servers.processes", "watch"],
+        self.popen = subprocess.Popen([sys.executable, "-m", "python_extract.runtime.processes", "watch"],
                                       stdin=subprocess.PIPE, text=True, start_new_session=True,
                                       cwd=str(Path(__file__).resolve().parents[2]))
 

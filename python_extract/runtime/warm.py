@@ -12,7 +12,7 @@ Files, all under `home/warm/`:
                 once start one server, the second waits and uses it
   server.log    the supervisor's log: start, each connection, idle exit; the JVM logs under run/
 
-The server is a supervisor process (`python -m python_extract.servers.warm serve ...`, its own
+The server is a supervisor process (`python -m python_extract.runtime.warm serve ...`, its own
 session) that starts HiveThriftServer2 (`serve.start_thrift_server`, JVM on an internal loopback port,
 dying with the supervisor) and forwards the public loopback port to it. HiveThriftServer2 has no
 server-wide idle exit, so the forwarder is what sees every request: after `idle_timeout` seconds
@@ -54,12 +54,12 @@ from ..errors import SparkloadError
 from ..lakehouse.config import SECRETS, LakehouseConfig
 from .processes import group_has_members, process_command_line, started_at, wait_gone
 
-log = logging.getLogger("sparkload.servers.warm")
+log = logging.getLogger("sparkload.runtime.warm")
 
 HOME_CONF = "spark.sparkload.home"  # the server's answer to `set spark.sparkload.home`
 DEFAULT_IDLE_TIMEOUT = "15m"
 START_TIMEOUT = 600.0  # a JVM start on a loaded machine; the wait ends at once when the server fails
-SUPERVISOR_MODULE = "python_extract.servers.warm"
+SUPERVISOR_MODULE = "python_extract.runtime.warm"
 OVERRIDES_ENV = "SPARKLOAD_WARM_OVERRIDES"  # the profile's lakehouse settings, for the supervisor
 MAX_LOG_BYTES = 5 * 2**20  # server.log is moved to server.log.1 past this, when a server starts
 ERROR_MARK = ": ERROR "
