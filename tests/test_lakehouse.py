@@ -40,6 +40,7 @@ def test_missing_jars__a_session_fails_within_seconds_naming_them_and_how_to_sup
     assert not (tmp_path / "lake" / "lakehouse.json").exists()  # nothing pinned by a start that did not happen
 
 
+@pytest.mark.extended("iceberg")  # a new lakehouse is Delta in either run
 def test_cli_check__a_new_lakehouse_is_delta_whatever_the_network_and_missing_jars_exit_2(tmp_path):
     cli = [sys.executable, "-m", "python_extract.cli", "lakehouse", "check"]
     missing = subprocess.run(cli, env=_env_without_jars(tmp_path), capture_output=True, text=True, timeout=60)
@@ -91,6 +92,7 @@ def test_session__tables_are_of_the_chosen_format(spark):
     assert provider and provider[0].data_type.lower() == fmt
 
 
+@pytest.mark.extended("iceberg")  # the demo runs on Delta in either run
 def test_demo__runs_on_delta_the_default_in_its_own_process(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "SPARKLOAD_TABLE_FORMAT"}
     env["SPARKLOAD_HOME"] = str(tmp_path)

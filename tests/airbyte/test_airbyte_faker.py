@@ -52,6 +52,7 @@ def full_refresh(faker, stream, config):
     return [m["record"]["data"] for m in connector.read(catalog) if m["type"] == "RECORD"]
 
 
+@pytest.mark.extended
 def test_connector__its_config_catalog_and_state_files_are_gone_when_each_command_ends(faker, tmp_path, monkeypatch):
     """The files a connector command reads (the config holds the source's secrets) live in a private
     temporary folder only while the command runs: gone after a whole read, a read the caller stops early, and
@@ -145,6 +146,7 @@ def test_faker__killed_mid_read_keeps_checkpoints_and_the_rerun_converges_in_dbt
 @pytest.mark.parametrize("env, message", [
     ({"KILL_AFTER_RECORDS": "3", "FAIL_WITH": "quota exceeded"}, "quota exceeded"),
 ])
+@pytest.mark.extended
 def test_faker__a_trace_error_fails_the_run_with_its_message_and_keeps_committed_data(
         faker, pipe, tmp_path, monkeypatch, env, message):
     for key in ("REAL_CONNECTOR", "KILL_AFTER_RECORDS", "FAIL_WITH"):

@@ -152,6 +152,7 @@ def test_the_package_alone__on_dbt_spark_session_with_spark_remote__merges_loads
     assert rows(spark, f"select * from `{names.target}`.customers order by id") == UPSERTED
 
 
+@pytest.mark.extended("iceberg")
 @pytest.mark.each_format
 def test_dbt_over_connect__server_killed_mid_run_fails_naming_it_and_the_rerun_is_correct(
         spark, lakehouse, names, tmp_path, watchdog):

@@ -144,6 +144,7 @@ def _wait_until_gone(server: dict, ports=("port",), timeout=300.0) -> list:
 
 # the server's session on each format's catalog beside this run's (docs/testing.md); the other tests
 # here are about processes (start, kill, idle, stop), which the format does not change
+@pytest.mark.extended("iceberg")
 @pytest.mark.each_format
 def test_warm_run__the_first_run_starts_the_server_and_the_second_uses_it_with_no_jvm_in_dbt(
         spark, lakehouse, names, warm, tmp_path):
@@ -187,6 +188,7 @@ def test_warm_run__the_first_run_starts_the_server_and_the_second_uses_it_with_n
     ]
 
 
+@pytest.mark.extended
 def test_warm_runs_started_at_once__start_one_server_and_both_use_it(names, warm, tmp_path):
     files, seen = warm
     dbt = DbtProcess(tmp_path, names)
@@ -220,6 +222,7 @@ def test_killed_server__is_detected_and_replaced_by_the_next_run(names, warm, tm
     assert server["pid"] != killed["pid"]
 
 
+@pytest.mark.extended
 def test_killed_jvm__ends_its_supervisor_and_the_next_run_starts_a_server(names, warm, tmp_path):
     files, seen = warm
     dbt = DbtProcess(tmp_path, names)
@@ -234,6 +237,7 @@ def test_killed_jvm__ends_its_supervisor_and_the_next_run_starts_a_server(names,
     seen.append(_server(files))
 
 
+@pytest.mark.extended
 def test_idle_server__exits_after_its_timeout_leaving_no_process_and_no_port(names, warm, tmp_path):
     files, seen = warm
     server = _started_by_debug(DbtProcess(tmp_path, names, idle="20s"), files, seen)
@@ -262,6 +266,7 @@ def test_stop_command__stops_the_server_and_says_so(lakehouse, names, warm, tmp_
     assert _wait_until_gone(server, ("port", "jvm_port"), timeout=30) == []
 
 
+@pytest.mark.extended
 def test_warm_server_that_cannot_start__fails_the_run_with_its_reason_and_leaves_nothing(lakehouse, names, warm, tmp_path):
     files, _ = warm
     # this run's lakehouse is pinned to the run's format: a server asked for the other one refuses to start

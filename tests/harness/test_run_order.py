@@ -15,7 +15,7 @@ pytestmark = pytest.mark.fast
 class Item:
     def __init__(self, nodeid, markers=()):
         self.nodeid = nodeid
-        self.markers = [getattr(pytest.mark, name).mark for name in markers]
+        self.markers = [getattr(pytest.mark, m).mark if isinstance(m, str) else m.mark for m in markers]
 
     def add_marker(self, marker):
         self.markers.append(getattr(marker, "mark", marker))
@@ -33,9 +33,9 @@ class Cache:
 
 
 class Config:
-    def __init__(self, seconds=None, table_format="iceberg", every_test=False):
+    def __init__(self, seconds=None, table_format="iceberg", every_test=False, suite="all"):
         self.cache = Cache(seconds or {})
-        self.options = {"--table-format": table_format, "--every-test": every_test}
+        self.options = {"--table-format": table_format, "--every-test": every_test, "--suite": suite}
         self.deselected = []
         self.hook = type("Hook", (), {"pytest_deselected": lambda _, items: self.deselected.extend(items)})()
 
@@ -87,6 +87,26 @@ def test_run_order__a_run_on_delta_keeps_only_the_tests_marked_each_format_unles
     on_iceberg = [Item("tests/test_lakehouse.py::test_pin", ["each_format"]), Item("tests/deploy/test_warm.py::test_warm")]
     root.pytest_collection_modifyitems(Config(), on_iceberg)
     assert len(on_iceberg) == 2
+
+
+def test_run_order__the_ci_suite_leaves_out_the_extended_tests_of_the_runs_format(monkeypatch):
+    lines = []
+    monkeypatch.setattr(root, "add_summary", lambda config, section, added: lines.extend(added))
+
+    def collected():
+        return [Item("tests/a.py::test_kept"), Item("tests/a.py::test_variant", ["extended"]),
+                Item("tests/b.py::test_delta_variant", ["each_format", pytest.mark.extended("delta")])]
+
+    for table_format, suite, kept in (
+            ("iceberg", "all", ["tests/a.py::test_kept", "tests/a.py::test_variant", "tests/b.py::test_delta_variant"]),
+            ("iceberg", "ci", ["tests/a.py::test_kept", "tests/b.py::test_delta_variant"]),
+            ("delta", "all", ["tests/b.py::test_delta_variant"]),
+            ("delta", "ci", [])):
+        items, config = collected(), Config(table_format=table_format, suite=suite)
+        root.pytest_collection_modifyitems(config, items)
+        assert [i.nodeid for i in items] == kept, (table_format, suite)
+    assert lines == ["--suite ci: 1 tests marked extended left out (variants of what the run's tests cover); make "
+                     "test-all runs them"] * 2
 
 
 def test_run_order__this_checkouts_measurements_override_the_checked_in_ones():

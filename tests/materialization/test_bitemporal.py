@@ -51,6 +51,7 @@ def test_bitemporal__versions_are_valid_from_their_sequence_and_a_late_one_is_sl
         (1, "z", 1, 2), (1, "a", 2, 3), (1, "b", 3, 5), (1, "c", 5, 8), (1, "d", 8, None), (2, "x", 3, 9), (2, "y", 9, None))
 
 
+@pytest.mark.extended
 def test_bitemporal__each_version_keeps_its_load_so_the_table_as_loaded_can_be_rebuilt(spark, stage, dbt, names):
     first = land(stage, [row(1, 2, "a"), row(1, 6, "c")])
     dbt.run("bt_dim")
@@ -72,6 +73,7 @@ def test_bitemporal__each_version_keeps_its_load_so_the_table_as_loaded_can_be_r
     assert rows_of(*[tuple(r) for r in as_loaded]) == after_first == rows_of((1, "a", 2, 6), (1, "c", 6, None))
 
 
+@pytest.mark.extended
 def test_bitemporal__a_repeated_row_adds_nothing_and_equal_content_later_is_a_version_of_its_own(spark, stage, dbt, names):
     land(stage, [row(1, 2, "a"), row(1, 2, "a"), row(2, 2, "p")])
     dbt.run("bt_dim")
@@ -108,6 +110,7 @@ def test_bitemporal__a_late_delete_closes_the_version_valid_at_its_sequence__the
     assert [tuple(r) for r in as_of] == [(2, "q")]
 
 
+@pytest.mark.extended
 def test_bitemporal__a_tie_in_the_sequence_is_refused_naming_table_key_and_loads(spark, stage, dbt, names):
     first = land(stage, [row(1, 2, "a"), row(2, 2, "p")])
     dbt.run("bt_dim")
@@ -122,6 +125,7 @@ def test_bitemporal__a_tie_in_the_sequence_is_refused_naming_table_key_and_loads
     assert dim(spark, names) == rows_of((1, "a", 2, None), (2, "p", 2, None))
 
 
+@pytest.mark.extended
 def test_bitemporal__a_tie_with_a_version_of_an_earlier_load_is_refused(spark, stage, dbt, names):
     first = land(stage, [row(1, 2, "a")])
     dbt.run("bt_dim")
@@ -133,6 +137,7 @@ def test_bitemporal__a_tie_with_a_version_of_an_earlier_load_is_refused(spark, s
     assert dim(spark, names) == rows_of((1, "a", 2, None))
 
 
+@pytest.mark.extended
 def test_bitemporal__a_null_sequence_value_is_refused_naming_table_column_and_load(spark, stage, dbt, names):
     land(stage, [row(1, 2, "a")])
     dbt.run("bt_dim")
@@ -144,6 +149,7 @@ def test_bitemporal__a_null_sequence_value_is_refused_naming_table_column_and_lo
     assert dim(spark, names) == rows_of((1, "a", 2, None))
 
 
+@pytest.mark.extended
 def test_bitemporal__options_validity_names_active_timestamp_row_version_and_a_date_sequence(spark, stage, dbt, names):
     def options():
         return table(spark, f"{names.target}.bt_options", "customer_key, c1, day(valid_from), year(valid_to) * 100 + day(valid_to)")
@@ -159,6 +165,7 @@ def test_bitemporal__options_validity_names_active_timestamp_row_version_and_a_d
     assert options() == rows_of((1, "a", 2, 202405), (1, "b", 5, 999931), (2, "p", 1, 999931))
 
 
+@pytest.mark.extended
 def test_bitemporal__children_follow_their_root_versions(spark, stage, dbt, names):
     def versions():
         got = spark.sql(f"""select r.id, day(r._dlt_valid_from) d, day(r._dlt_valid_to) t, collect_list(o.sku) skus
@@ -194,6 +201,7 @@ def expected_table(events) -> List[tuple]:
 # no shrinking: each example costs a few dbt runs; a failure prints its example whole
 @settings(max_examples=5, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
+@pytest.mark.extended
 @example(events=[(1, 5, "a"), (1, 3, "del"), (1, 2, "b"), (2, 4, "a"), (2, 6, "del")], cuts=[2, 4], order=(2, 1, 0))
 @given(events=EVENTS, cuts=st.lists(st.integers(0, 8), min_size=2, max_size=2), order=st.permutations(range(3)))
 def test_bitemporal__any_arrival_order_of_the_loads_gives_the_same_table(spark, lakehouse, dbt, events, cuts, order):

@@ -35,6 +35,7 @@ def test_delete_insert__replaces_rows_by_primary_key_keeping_one_per_key(spark, 
     assert table(spark, f"{names.target}.di_desc", "id, name") == rows_of((1, "baz"), (2, "qux2"), (3, "new"))
 
 
+@pytest.mark.extended
 def test_delete_insert__primary_key_or_merge_key_selects_the_rows_to_replace(spark, stage, dbt, names):
     # load 1: three rows on two days (merge key `day`)
     stage.load([{"id": 1, "day": "d1", "v": "a"}, {"id": 2, "day": "d1", "v": "b"}, {"id": 3, "day": "d2", "v": "c"}])
@@ -45,6 +46,7 @@ def test_delete_insert__primary_key_or_merge_key_selects_the_rows_to_replace(spa
     assert table(spark, f"{names.target}.di_pk_mk", "id, day, v") == rows_of((3, "d1", "c2"))
 
 
+@pytest.mark.extended("delta")
 @pytest.mark.each_format
 def test_delete_insert__merge_key_alone_keeps_every_row_of_the_newest_load(spark, stage, dbt, names):
     # load 1: merge key `id` only, so nothing is deduplicated
@@ -57,6 +59,7 @@ def test_delete_insert__merge_key_alone_keeps_every_row_of_the_newest_load(spark
     assert table(spark, f"{names.target}.di_mk", "id, v") == rows_of((1, "row3"), (2, "x"))
 
 
+@pytest.mark.extended("delta")
 @pytest.mark.each_format
 def test_delete_insert__several_pending_loads_give_what_applying_them_in_order_gives(spark, stage, dbt, names):
     # three loads land before one run; applied one by one: load 2 removes id 1 through day d1,
@@ -68,6 +71,7 @@ def test_delete_insert__several_pending_loads_give_what_applying_them_in_order_g
     assert table(spark, f"{names.target}.di_pk_mk", "id, day, v") == rows_of((2, "d3", "e"), (3, "d1", "c"))
 
 
+@pytest.mark.extended
 def test_delete_insert__compound_primary_key_compares_each_column(spark, stage, dbt, names):
     # load 1: (1, 'AX') twice is one record; (1, 'BX') and (11, 'X') are others, although their
     # concatenations would collide with (1, '1X')

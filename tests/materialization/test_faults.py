@@ -116,6 +116,7 @@ def tombstones(spark, schema, model):
 
 # one model per killed run (models of one schema recording tombstones at once:
 # test_sequence_by.py::test_sequence_by__models_of_one_schema_record_their_tombstones_at_once)
+@pytest.mark.extended
 @pytest.mark.parametrize("model", ["seq_up", "seq_di"])  # upsert; delete-insert by (major, minor)
 def test_faults__killed_after_its_tombstones_committed_then_rerun_gives_the_uninterrupted_tables(
         spark, lakehouse, stage, dbt, names, tmp_path, model):

@@ -11,6 +11,7 @@ pytestmark = [pytest.mark.dbt_targets(*TARGETS), pytest.mark.each_format]
 FLAG = {"deleted": {"data_type": "bool"}}
 
 
+@pytest.mark.extended("delta")
 @pytest.mark.over_the_wire
 def test_hard_delete__boolean_flag_deletes_by_primary_key_merge_key_or_not_at_all(spark, stage, dbt, names):
     def run(*models):
@@ -56,6 +57,7 @@ def test_hard_delete__a_non_boolean_column_deletes_when_not_null(spark, stage, d
     assert table(spark, f"{names.target}.di_deleted_at", "id, name, deleted_at") == rows_of((2, "bar", None))
 
 
+@pytest.mark.extended("delta")
 def test_hard_delete__with_dedup_sort_the_latest_row_per_key_decides(spark, stage, dbt, names):
     cols = {**FLAG, "lsn": {"data_type": "bigint"}}
     # load 1: the latest row of id 1 (lsn 3) is kept; the delete at lsn 2 is older

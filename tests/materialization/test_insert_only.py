@@ -25,6 +25,7 @@ def test_insert_only__known_keys_are_skipped_and_new_keys_inserted(spark, stage,
     assert table(spark, f"{names.target}.io_pk", "id, name") == rows_of((1, "a"), (2, "b"), (3, "c"))
 
 
+@pytest.mark.extended
 def test_insert_only__the_oldest_of_several_pending_loads_wins(spark, stage, dbt, names):
     first = stage.load([{"id": 1, "name": "a"}])
     stage.load([{"id": 1, "name": "b"}, {"id": 2, "name": "x"}])
@@ -35,6 +36,7 @@ def test_insert_only__the_oldest_of_several_pending_loads_wins(spark, stage, dbt
     assert rows[0][2] == first
 
 
+@pytest.mark.extended
 def test_insert_only__delete_rows_are_dropped_and_dedup_sort_picks_a_row(spark, stage, dbt, names):
     target = f"{names.target}.io_pk_flag_sort"
     # load 1: a delete row of an unknown key inserts nothing; two rows of id 2: the higher seq wins
@@ -62,6 +64,7 @@ def test_insert_only__duplicate_keys_in_one_load_fail_naming_key_and_load_and_ch
     assert table(spark, f"{names.target}.io_pk", "id, name") == rows_of((1, "a"))
 
 
+@pytest.mark.extended
 def test_insert_only__a_skipped_record_keeps_its_children(spark, stage, dbt, names):
     root, orders = f"{names.target}.cust_io", f"{names.target}.cust_io__orders"
     # load 1: customer 1 with two orders
@@ -75,6 +78,7 @@ def test_insert_only__a_skipped_record_keeps_its_children(spark, stage, dbt, nam
     assert children(spark, root, orders, "sku") == (rows_of((1, "A"), (1, "B"), (2, "C")), 0)
 
 
+@pytest.mark.extended
 def test_insert_only__without_primary_key_is_refused_before_any_change(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}])
     probe = {"write_disposition": "merge", "strategy": "insert-only", "merge_key": "id"}

@@ -51,6 +51,7 @@ def test_loads__stage_two_consumes_what_stage_one_finished(spark, stage, dbt, na
     assert stage.statuses() == [2, 2]
 
 
+@pytest.mark.extended
 def test_loads__models_consume_the_same_loads_independently_and_full_refresh_rebuilds(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}])
     dbt.run("di_pk")
@@ -90,6 +91,7 @@ def test_loads__a_refused_load_is_aborted_with_the_command_its_message_names(spa
     assert refused not in ledger and later in ledger
 
 
+@pytest.mark.extended
 @pytest.mark.over_the_wire  # the sparkload adapter lists the schema once; dbt-spark alone asks whether it exists first
 def test_loads__a_missing_staging_dataset_or_loads_table_stops_the_run_naming_it(spark, stage, dbt, names):
     probe = {"write_disposition": "merge", "primary_key": "id"}

@@ -34,6 +34,7 @@ def test_nested__replaced_and_deleted_roots_lose_their_children(spark, stage, db
     assert children(spark, root, lines, "q") == (rows_of((3, 5)), 0)
 
 
+@pytest.mark.extended
 def test_nested__a_child_model_catches_up_with_its_root(spark, stage, dbt, names):
     root, orders = f"{names.target}.cust_up", f"{names.target}.cust_up__orders"
     stage.load(LOAD_1, table="customers", columns=FLAG)
@@ -63,6 +64,7 @@ def test_nested__scd2_children_are_added_with_new_versions_only(spark, stage, db
     assert table(spark, root, "id, name, _dlt_valid_to is null") == rows_of((1, "a", False), (1, "a2", True), (2, "b", False))
 
 
+@pytest.mark.extended
 def test_nested__a_replaced_root_replaces_its_children(spark, stage, dbt, names):
     root, orders = f"{names.target}.cust_rep", f"{names.target}.cust_rep__orders"
     stage.load(LOAD_1, table="customers", columns=FLAG)

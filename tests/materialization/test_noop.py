@@ -63,6 +63,7 @@ def test_noop__an_incremental_resource_with_nothing_new_beside_one_with_rows(spa
     assert any("stage1_customers" in line and "NO-OP: loads" in line and "nothing changed" in line for line in dbt.logs)
 
 
+@pytest.mark.extended
 def test_noop__a_run_of_other_resources_only(spark, stage, dbt, names):
     first_loads(stage, spark, dbt, names)
     # load 2: `sparkload run ... --resource items`: only the items resource runs
@@ -94,6 +95,7 @@ def test_noop__the_state_only_loads_of_pipeline_reset_and_drop(spark, stage, dbt
     assert shown["di_pk"] == "NO-OP: no pending loads"
 
 
+@pytest.mark.extended
 def test_noop__a_replace_model_beside_another_pipeline_of_the_same_dataset(spark, stage, lakehouse, dbt, names):
     """main's CI failure (scripts/chaos.py, model `settings`): two pipelines land into one dataset, a
     `replace` model reads one pipeline's table; a dbt run whose pending loads are all the other
@@ -118,6 +120,7 @@ def test_noop__a_replace_model_beside_another_pipeline_of_the_same_dataset(spark
     assert ledger == {first.load_id, only_b.load_id, later.load_id}
 
 
+@pytest.mark.extended
 def test_noop__dbt_counts_a_no_op_model_as_passed_and_the_docs_say_why(spark, stage, dbt, names):
     """Issue 40 item 5: a run of no-op models ends `NO-OP=0`. dbt-core 1.11 gives every model that returns the
     status `success` (dbt/task/run.py, `_build_run_model_result`); only its NoOpRunner (exposures, saved queries)

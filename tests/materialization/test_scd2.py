@@ -38,6 +38,7 @@ def test_scd2__full_extract_retires_changed_and_absent_records(spark, stage, dbt
         (1, "foo", 1, "L1", "L2"), (2, "bar", 2, "L1", "L3"), (1, "foo_updated", 1, "L2", None))
 
 
+@pytest.mark.extended
 def test_scd2__a_reinserted_record_opens_a_new_version(spark, stage, dbt, names):
     r1, r2 = {"customer_key": 1, "c1": "foo"}, {"customer_key": 2, "c1": "bar"}
     stage.load([r1, r2], table="dim_customer")
@@ -48,6 +49,7 @@ def test_scd2__a_reinserted_record_opens_a_new_version(spark, stage, dbt, names)
         (1, "foo", "L1", "L2"), (2, "bar", "L1", None), (1, "foo", "L3", None))
 
 
+@pytest.mark.extended("delta")
 @pytest.mark.each_format
 def test_scd2__natural_merge_key_never_retires_absent_records(spark, stage, dbt, names):
     def dim():
@@ -70,6 +72,7 @@ def test_scd2__natural_merge_key_never_retires_absent_records(spark, stage, dbt,
         (1, "foo", "L1", "L3"), (1, "bar", "L3", "L4"), (1, "foo", "L4", None), (2, "foo", "L1", None))
 
 
+@pytest.mark.extended
 def test_scd2__many_natural_keys_are_matched_key_by_key(spark, stage, dbt, names):
     # more merge keys than fit a literal list: the per-key statement form
     stage.load([{"customer_key": k, "c1": "a"} for k in range(150)], table="dim_customer")
@@ -84,6 +87,7 @@ def test_scd2__many_natural_keys_are_matched_key_by_key(spark, stage, dbt, names
     assert sum(1 for r in got if r[3] is None) == 150
 
 
+@pytest.mark.extended
 def test_scd2__compound_merge_key_compares_each_column(spark, stage, dbt, names):
     def dim():
         return table(spark, f"{names.target}.scd2_compound", f"first_name, last_name, age, {VALIDITY}", stage.labels())
@@ -100,6 +104,7 @@ def test_scd2__compound_merge_key_compares_each_column(spark, stage, dbt, names)
         ("a", "bc", 1, "L1", None), ("ab", "c", 2, "L2", None))
 
 
+@pytest.mark.extended
 def test_scd2__partition_merge_key_retires_only_within_the_loaded_partitions(spark, stage, dbt, names):
     stage.load([{"date": "2024-01-01", "name": "a"}, {"date": "2024-01-01", "name": "b"}], table="some_data")
     dbt.run("scd2_partition")
@@ -130,6 +135,7 @@ def test_scd2__validity_names_high_active_timestamp_and_own_row_version(spark, s
         (1, "foo", "L1", "L2"), (1, "foo_upd", "L2", "9999-12-31"), (2, "bar", "L1", "9999-12-31"))
 
 
+@pytest.mark.extended("delta")
 @pytest.mark.each_format
 def test_scd2__a_fixed_boundary_timestamp_dates_every_version(spark, stage, dbt, names):
     import datetime as dt
@@ -142,6 +148,7 @@ def test_scd2__a_fixed_boundary_timestamp_dates_every_version(spark, stage, dbt,
         ("foo", "2024-08-21 12:15", "2024-08-21 12:15"), ("bar", "2024-08-21 12:15", None))
 
 
+@pytest.mark.extended("delta")
 @pytest.mark.each_format
 def test_scd2__a_delete_row_retires_the_active_version_and_the_latest_row_decides(spark, stage, dbt, names):
     cols = {"deleted": {"data_type": "bool"}, "lsn": {"data_type": "bigint"}}

@@ -77,6 +77,7 @@ def tombstone_merges(dbt: Dbt):
     return [sql for _, sql in dbt.queries if "merge into" in sql and "`_sparkload_tombstones` as t" in sql]
 
 
+@pytest.mark.extended
 def test_sequence_by__a_tombstone_expires_after_tombstone_retention(spark, stage, dbt, names):
     target = f"{names.target}.seq_up_brief"  # tombstone_retention=var('seq_retention')
     delete = up(stage, [{"id": 1, "seq": 5, "deleted": True}, {"id": 2, "seq": 5, "deleted": True}])
@@ -98,6 +99,7 @@ def test_sequence_by__a_tombstone_expires_after_tombstone_retention(spark, stage
     assert table(spark, f"{names.target}._sparkload_tombstones", "key") == rows_of(('{"id":3}',))
 
 
+@pytest.mark.extended
 @pytest.mark.dbt_targets("embedded")
 def test_sequence_by__models_of_one_schema_record_their_tombstones_at_once(spark, stage, dbt, names):
     """Three sequenced models with hard_delete share `_sparkload_tombstones`; run with three dbt threads, their
@@ -124,6 +126,7 @@ def test_sequence_by__models_of_one_schema_record_their_tombstones_at_once(spark
                         "seq_up_brief": ['{"id":5}', '{"id":6}']}
 
 
+@pytest.mark.extended
 def test_sequence_by__equal_sequences_go_to_the_later_load_and_a_rerun_changes_nothing(spark, stage, dbt, names):
     target = f"{names.target}.seq_up"
     up(stage, [{"id": 1, "seq": 5, "name": "first"}])
@@ -141,6 +144,7 @@ def test_sequence_by__equal_sequences_go_to_the_later_load_and_a_rerun_changes_n
     assert table(spark, target, "*") == before
 
 
+@pytest.mark.extended
 def test_sequence_by__an_equal_sequence_twice_in_one_load_needs_dedup_sort(spark, stage, dbt, names):
     up(stage, [{"id": 1, "seq": 5, "name": "a"}])
     dbt.run("seq_up")
@@ -162,6 +166,7 @@ def test_sequence_by__a_null_sequence_fails_naming_table_column_and_load_and_cha
     assert table(spark, f"{names.target}.seq_up", "id, seq, name") == rows_of((1, 5, "a"))
 
 
+@pytest.mark.extended
 def test_sequence_by__delete_insert_compares_a_list_of_columns_and_breaks_ties_with_dedup_sort(spark, stage, dbt, names):
     target = f"{names.target}.seq_di"  # sequence_by=['major', 'minor'], dedup_sort={'prio': 'desc'}
     stage.load([{"id": 1, "major": 2, "minor": 0, "prio": 0, "name": "a2.0"},
@@ -177,6 +182,7 @@ def test_sequence_by__delete_insert_compares_a_list_of_columns_and_breaks_ties_w
     assert table(spark, target, "id, major, minor, name") == rows_of((2, 1, 10, "b1.10 high"))
 
 
+@pytest.mark.extended
 def test_sequence_by__an_undefined_config_or_a_missing_column_is_refused_before_anything_changes(spark, stage, dbt, names):
     load = stage.load([{"id": 1, "name": "a", "day": "x"}])
     assert not dbt.run("seq_bad_mk", expect_success=False).success
@@ -244,6 +250,7 @@ _example = 0
                   [0, 1, 2], [True, True, True]))  # the ordered application, one run per load (7 examples in all)
 @example(changes=([{"id": 3, "seq": 1, "deleted": True, "load": 1}, {"id": 1, "seq": 2, "deleted": True, "load": 2}],
                   [0, 2, 1], [False, False, True]))  # found: deletes only, so no load has a name column
+@pytest.mark.extended
 @given(changes=change_sets())
 def test_sequence_by__shuffled_load_orders_give_the_ordered_result(spark, lakehouse, dbt, changes):
     global _example

@@ -83,6 +83,7 @@ def test_skip_loads__a_refused_load_is_skipped_for_that_model_only_and_recorded_
     assert ledger(spark, names, "up_pk") == [(first, False), (refused, True), (later, False)]
 
 
+@pytest.mark.extended
 def test_skip_loads__a_child_model_skips_what_its_root_skipped(spark, stage, dbt, names):
     root, orders = f"{names.target}.cust_up", f"{names.target}.cust_up__orders"
     # load 1: a customer with an order

@@ -48,6 +48,7 @@ def test_snapshot_replay__one_snapshot_per_run_and_all_in_one_run_give_the_same_
     assert loads == {D1: stage.load_ids[0], D2: stage.load_ids[1], D3: stage.load_ids[2]}
 
 
+@pytest.mark.extended
 def test_snapshot_replay__loads_apply_in_date_order_rerun_and_full_refresh_change_nothing(spark, stage, dbt, names):
     # landed out of order (a backfill): day 3, then day 1, then day 2
     for day in (D3, D1, D2):
@@ -87,6 +88,7 @@ def test_snapshot_replay__a_snapshot_older_than_an_applied_one_is_refused_until_
     ([{"customer_key": 1, "c1": "a", "snapshot_date": D2}, {"customer_key": 2, "c1": "b"}],
      "boundary_column `snapshot_date` is NULL in 1 rows of load {load}; every row of a snapshot carries its date."),
 ], ids=["two_dates", "null_date"])
+@pytest.mark.extended
 def test_snapshot_replay__a_load_without_one_date_is_refused_naming_it(spark, stage, dbt, names, rows, problem):
     stage.load(DAYS[D1], table="dim_customer")
     dbt.run("snap_dim")
@@ -97,6 +99,7 @@ def test_snapshot_replay__a_load_without_one_date_is_refused_naming_it(spark, st
     assert table(spark, f"{names.target}.snap_dim", "*") == before
 
 
+@pytest.mark.extended
 def test_snapshot_replay__a_missing_or_text_boundary_column_is_refused(spark, stage, dbt, names):
     missing = stage.load([{"customer_key": 1, "c1": "a"}], table="dim_customer")
     assert not dbt.run("snap_dim", expect_success=False).success
@@ -110,6 +113,7 @@ def test_snapshot_replay__a_missing_or_text_boundary_column_is_refused(spark, st
     assert not spark.catalog.tableExists(f"{names.target}.snap_dim")
 
 
+@pytest.mark.extended
 def test_snapshot_replay__boundary_column_with_boundary_timestamp_is_refused(spark, stage, dbt, names):
     stage.load(DAYS[D1], table="dim_customer")
     result = dbt.invoke("run", "--select", "snap_dim", vars={"snap_boundary_timestamp": "2024-01-01"}, expect_success=False)
@@ -119,6 +123,7 @@ def test_snapshot_replay__boundary_column_with_boundary_timestamp_is_refused(spa
     assert not spark.catalog.tableExists(f"{names.target}.snap_dim")
 
 
+@pytest.mark.extended
 def test_snapshot_replay__nested_rows_follow_the_versions_of_their_snapshot(spark, stage, dbt, names):
     def customer(day, key, *orders):
         return {"id": key, "snapshot_date": day, "orders": [{"sku": s} for s in orders]}
@@ -137,6 +142,7 @@ def test_snapshot_replay__nested_rows_follow_the_versions_of_their_snapshot(spar
     assert spark.sql(f"select count(*) from {names.target}.snap_cust__orders").first()[0] == 4
 
 
+@pytest.mark.extended
 def test_snapshot_replay__the_docs_example_lands_and_replays_as_shown(spark, stage, dbt, names, tmp_path):
     import yaml
 

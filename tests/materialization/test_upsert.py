@@ -22,6 +22,7 @@ def test_upsert__updates_every_column_of_known_keys_and_inserts_the_others(spark
         (1, "a2", None), (2, "b", 20), (3, "c", 30))
 
 
+@pytest.mark.extended("delta")
 def test_upsert__the_newest_of_several_pending_loads_wins(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}])
     stage.load([{"id": 1, "name": "b"}, {"id": 2, "name": "x"}])
@@ -43,6 +44,7 @@ def test_upsert__duplicate_keys_in_one_load_fail_naming_key_and_load_and_change_
     assert table(spark, f"{names.target}.up_pk", "id, name") == rows_of((1, "a"))
 
 
+@pytest.mark.extended("delta")
 def test_upsert__duplicate_keys_in_the_first_load_fail_and_leave_no_table(spark, stage, dbt, names):
     bad = stage.load([{"id": 1, "name": "b"}, {"id": 1, "name": "c"}])
     result = dbt.run("up_pk", expect_success=False)

@@ -27,6 +27,7 @@ def test_chaos_short__every_job_killed_once_then_nothing_lost_duplicated_or_diff
     assert found["final_rows"] > 0 and found["staging_rows"] > 0
 
 
+@pytest.mark.extended
 def test_chaos_failure_report__names_the_failing_models_and_their_error():
     # a failing dbt job's message names its models (the CI's console output of dbt 1.11, colours and all)
     chaos = _chaos()

@@ -15,6 +15,7 @@ import pytest
 from .fast_tier import is_fast
 from .paths import REPO
 from .run_setup import DEFAULT_FORMAT, MAIN_FORMAT, XDIST_WORKER
+from .summary import add_summary
 
 # folders whose files share session-wide work: tests/parity runs every scenario of the session's tests
 # in one batch (its `parity` fixture), which two workers would each run whole
@@ -75,6 +76,18 @@ def pytest_collection_modifyitems(config, items):
         if len(kept) < len(items):
             config.hook.pytest_deselected(items=[item for item in items if not on_this_format(item)])
             items[:] = kept
+    if config.getoption("--suite") == "ci":
+        def extended_here(item) -> bool:
+            marker = item.get_closest_marker("extended")
+            return bool(marker) and (not marker.args or run_format in marker.args)
+
+        left_out = [item for item in items if extended_here(item)]
+        if left_out:
+            config.hook.pytest_deselected(items=left_out)
+            items[:] = [item for item in items if not extended_here(item)]
+            if XDIST_WORKER in (None, "gw0"):  # every worker collects the same tests: one line for the run
+                add_summary(config, "", [f"--suite ci: {len(left_out)} tests marked extended left out (variants of what "
+                                         "the run's tests cover); make test-all runs them"])
     seconds = group_seconds(config)
     first_seen: Dict[str, int] = {}
     for index, item in enumerate(items):

@@ -54,6 +54,7 @@ JVM_OPTS_VARS = ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS", "SPARK_LAUNCHER_
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ... in a worker of `pytest -n N`
 MAIN_FORMAT = "iceberg"  # the format every test runs on; on the other, only those marked each_format (docs/testing.md)
 DEFAULT_FORMAT = "delta"  # the product's default: tests marked default_format run there instead of on MAIN_FORMAT
+SUITES = ("all", "ci")  # --suite: every test, or (make test, CI) every test but those marked extended
 
 
 def pytest_addoption(parser):
@@ -65,6 +66,9 @@ def pytest_addoption(parser):
                           "tests marked each_format run, unless --every-test")
     parser.addoption("--every-test", action="store_true",
                      help=f"on a format other than {MAIN_FORMAT}, run every test, not only those marked each_format")
+    parser.addoption("--suite", choices=SUITES, default=os.environ.get("SPARKLOAD_SUITE") or "all",
+                     help="'all' (default): every test the run's format keeps; 'ci' (make test): leaves out the tests "
+                          "marked extended, variants of what a test of the ci suite covers (make test-all runs them)")
     parser.addoption("--thrift", choices=("wire", "all"), default=os.environ.get("SPARKLOAD_THRIFT", "wire"),
                      help="what runs on the thrift targets: only the tests (adapter-suite classes) marked over_the_wire, "
                           "whose code path differs there (default, 'wire'), or every one ('all')")
@@ -113,6 +117,10 @@ def pytest_configure(config):
                                        "format, skipped (saying so) in the others")
     config.addinivalue_line("markers", f"default_format: runs once, in the run on the product's default format "
                                        f"({DEFAULT_FORMAT}) instead of {MAIN_FORMAT}: dbt's adapter suite, as dbt-spark runs it")
+    config.addinivalue_line("markers", "extended(*formats): a variant of behaviour a test of the ci suite already covers "
+                                       "(another key shape, option or failure point of the same statements): `--suite ci` "
+                                       "(make test) leaves it out, in the runs on these formats (all, given none); "
+                                       "make test-all runs it")
     config.addinivalue_line("markers", "dbt_targets(*names): the dbt targets a test runs on (default: embedded, thrift)")
     config.addinivalue_line(
         "markers", "over_the_wire: the test's (adapter-suite class's) code path differs over thrift: it runs there by "
@@ -129,7 +137,8 @@ def pytest_generate_tests(metafunc):
     supported = marker.args if marker else DBT_TARGETS
     chosen = metafunc.config.getoption("--dbt-targets")
     selected = [t for t in supported if not chosen or t in chosen.split(",")]
-    params = [pytest.param(t, id=t, marks=wire_marks(metafunc, t, supported)) for t in selected] or [pytest.param(
+    params = [pytest.param(t, id=t, marks=wire_marks(metafunc, t, supported) + session_marks(metafunc, t))
+              for t in selected] or [pytest.param(
         supported[0], id=supported[0],
         marks=pytest.mark.skip(reason=f"runs on dbt targets {', '.join(supported)}; --dbt-targets selected {chosen}"))]
     metafunc.parametrize("dbt_target", params, indirect=True)
@@ -151,6 +160,14 @@ def wire_marks(metafunc, target: str, supported) -> list:
     if config.getoption("--table-format") != MAIN_FORMAT and not definition.get_closest_marker("wire_each_format"):
         return [pytest.mark.skip(reason=f"{target}: the transport does not depend on the table format; over the wire "
                                         f"this test runs in the --table-format {MAIN_FORMAT} run")]
+    return []
+
+
+def session_marks(metafunc, target: str) -> list:
+    """`spark_session` (dbt-spark's own session method, the package without the adapter) sends the macros' SQL
+    in this process as `embedded` does: in a run on another format than MAIN_FORMAT, `--suite ci` leaves it out."""
+    if target == "spark_session" and metafunc.config.getoption("--table-format") != MAIN_FORMAT:
+        return [pytest.mark.extended]
     return []
 
 
