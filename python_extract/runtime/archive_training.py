@@ -18,6 +18,7 @@ from typing import Optional, Tuple
 from ..errors import SparkloadError
 from ..lakehouse.class_archive import own_sharing, path
 from ..lakehouse.config import LakehouseConfig
+from .processes import DIE_WITH_PARENT
 
 KEEP = 3
 
@@ -120,5 +121,7 @@ def _train(config: LakehouseConfig, archive: Path, table_format: str) -> None:
 
 
 def _child(script: str, settings: str, out, cwd: Path, **env: str) -> int:
+    """Run `script` in a Python child that ends when this process does (SIGTERM, even if this one is SIGKILLed): its
+    session's JVM ends when the child's stdin closes, so a killed test run or setup leaves no training JVM behind."""
     return subprocess.run([sys.executable, "-c", script, settings], env={**os.environ, **env}, stdout=out,
-                          stderr=subprocess.STDOUT, cwd=cwd, timeout=600).returncode
+                          stderr=subprocess.STDOUT, cwd=cwd, timeout=600, preexec_fn=DIE_WITH_PARENT).returncode

@@ -90,6 +90,10 @@ def _die_with_parent() -> None:
     _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
+# for `subprocess`'s preexec_fn: a child that gets SIGTERM when the process that started it dies (None off Linux)
+DIE_WITH_PARENT = _die_with_parent if _LIBC is not None else None
+
+
 STOP_EXIT_CODES = frozenset({128 + signal.SIGTERM, 128 + signal.SIGINT, -signal.SIGTERM, -signal.SIGINT})
 
 
@@ -123,7 +127,7 @@ class SparkProcess:
             self.popen = subprocess.Popen(
                 list(cmd), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 cwd=str(cwd or log.parent), env={**os.environ, **(env or {})}, start_new_session=True,
-                preexec_fn=_die_with_parent if _LIBC is not None else None,
+                preexec_fn=DIE_WITH_PARENT,
             )
         self.pgid = self.popen.pid
 

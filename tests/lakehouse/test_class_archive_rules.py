@@ -5,8 +5,14 @@ choose their own class sharing is left alone; training keeps the newest `KEEP` a
 that does not map. Whether the JVM really maps it: tests/lakehouse/test_class_archive.py."""
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import psutil
 import pyspark
 import pytest
 
@@ -134,3 +140,23 @@ def test_a_started_jvm_that_did_not_map_its_archive_loses_it(tmp_path):
     with open(mapped, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ):
         assert class_archive.confirm_mapped(mapped, os.getpid()) and mapped.is_file()
         assert not class_archive.confirm_mapped(unmapped, os.getpid()) and not unmapped.exists()
+
+
+def test_a_training_child_ends_with_the_process_that_started_it(tmp_path):
+    """A test run or setup killed while it trains (SIGKILL, as a CI timeout does) leaves no training child (its
+    session's JVM ends with the child's stdin)."""
+    starter = subprocess.Popen([sys.executable, "-c", (
+        "import sys; from pathlib import Path; from python_extract.runtime import archive_training\n"
+        "archive_training._child('import time; time.sleep(120)', '{}', sys.stdout, Path('.'))")],
+        cwd=Path(__file__).resolve().parents[2], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not (children := psutil.Process(starter.pid).children()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert children, "the starter started no training child"
+        os.kill(starter.pid, signal.SIGKILL)
+        gone, alive = psutil.wait_procs(children, timeout=10)
+        assert not alive, f"training children left after their starter was killed: {[p.pid for p in alive]}"
+    finally:
+        starter.kill()
+        starter.wait()
