@@ -78,7 +78,7 @@ def _catalog_tables(pg, delta):
             return set(cursor.fetchall())
 
 
-@pytest.mark.extended("iceberg")
+@pytest.mark.extended
 def test_cluster__extractor_and_dbt_merge_run_on_both_workers_into_an_s3_bucket(names, dbt_deps, tmp_path, monkeypatch, request,
                                                                                 watchdog):
     master_port, webui_port, thrift_port, app_ui_port = (free_port() for _ in range(4))

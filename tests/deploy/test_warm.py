@@ -249,6 +249,7 @@ def test_idle_server__exits_after_its_timeout_leaving_no_process_and_no_port(nam
     assert f"warm server pid {server['pid']}: stopping: idle for 20 s" in files.log.read_text()
 
 
+@pytest.mark.extended
 def test_stop_command__stops_the_server_and_says_so(lakehouse, names, warm, tmp_path):
     files, seen = warm
     server = _started_by_debug(DbtProcess(tmp_path, names), files, seen)

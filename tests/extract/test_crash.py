@@ -68,7 +68,9 @@ def _cursor(entry):
     return {k: v for k, v in entry.items() if k != "start_value"}
 
 
-@pytest.mark.parametrize("boundary", list(BOUNDARIES))
+# make test: a boundary inside the table commits and the one after the load's row; make test-all: each
+@pytest.mark.parametrize("boundary", [b if b in ("after_some_tables", "after_dlt_loads") else pytest.param(b, marks=pytest.mark.extended)
+                                      for b in BOUNDARIES])
 def test_sigkill_at_each_boundary__rerun_lands_every_row_once_with_the_uninterrupted_cursor(
         boundary, killed_runs, uninterrupted_cursor, lakehouse, spark):
     code, err, pipelines_dir = killed_runs[boundary]

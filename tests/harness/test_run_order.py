@@ -21,7 +21,10 @@ class Item:
         self.markers.append(getattr(marker, "mark", marker))
 
     def get_closest_marker(self, name):
-        return next((m for m in self.markers if m.name == name), None)
+        return next(self.iter_markers(name), None)
+
+    def iter_markers(self, name):
+        return (m for m in self.markers if m.name == name)
 
 
 class Cache:
@@ -95,18 +98,20 @@ def test_run_order__the_ci_suite_leaves_out_the_extended_tests_of_the_runs_forma
 
     def collected():
         return [Item("tests/a.py::test_kept"), Item("tests/a.py::test_variant", ["extended"]),
-                Item("tests/b.py::test_delta_variant", ["each_format", pytest.mark.extended("delta")])]
+                Item("tests/b.py::test_delta_variant", ["each_format", pytest.mark.extended("delta")]),
+                Item("tests/c.py::test_variant_of_both", ["each_format", pytest.mark.extended("iceberg"), "extended"])]
 
     for table_format, suite, kept in (
-            ("iceberg", "all", ["tests/a.py::test_kept", "tests/a.py::test_variant", "tests/b.py::test_delta_variant"]),
+            ("iceberg", "all", ["tests/a.py::test_kept", "tests/a.py::test_variant", "tests/b.py::test_delta_variant",
+                                "tests/c.py::test_variant_of_both"]),
             ("iceberg", "ci", ["tests/a.py::test_kept", "tests/b.py::test_delta_variant"]),
-            ("delta", "all", ["tests/b.py::test_delta_variant"]),
+            ("delta", "all", ["tests/b.py::test_delta_variant", "tests/c.py::test_variant_of_both"]),
             ("delta", "ci", [])):
         items, config = collected(), Config(table_format=table_format, suite=suite)
         root.pytest_collection_modifyitems(config, items)
         assert [i.nodeid for i in items] == kept, (table_format, suite)
-    assert lines == ["--suite ci: 1 tests marked extended left out (variants of what the run's tests cover); make "
-                     "test-all runs them"] * 2
+    assert lines == [f"--suite ci: {n} tests marked extended left out (variants of what the run's tests cover); make "
+                     "test-all runs them" for n in (2, 2)]
 
 
 def test_run_order__this_checkouts_measurements_override_the_checked_in_ones():

@@ -23,7 +23,8 @@ from ..support.dbt import Names
 from ..support.paths import REPO
 from .s3 import SECRET_KEY, shared_s3_server, without_aws_env
 
-pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
+pytestmark = [pytest.mark.each_format,  # the format changes what this tests (docs/testing.md)
+              pytest.mark.extended("iceberg")]  # make test: on Delta, the default, only (docs/testing.md)
 
 BUCKET = "sparkload-lake"
 TIMEOUT = 600
@@ -107,7 +108,6 @@ def test_s3__hadoop_aws_from_maven_is_the_version_of_pyspark_hadoop_client(scena
     assert scenario.tagged("HADOOP") == {"client": "3.3.4", "s3a_jar": "hadoop-aws-3.3.4.jar"}
 
 
-@pytest.mark.extended("iceberg")
 def test_s3__staging_and_final_tables_live_in_the_bucket_not_on_local_disk(scenario, s3):
     keys = s3.keys(BUCKET, scenario.prefix + "/")
     delta = os.environ["SPARKLOAD_TABLE_FORMAT"] == "delta"
@@ -122,12 +122,10 @@ def test_s3__staging_and_final_tables_live_in_the_bucket_not_on_local_disk(scena
     assert list((Path(scenario.env["SPARKLOAD_HOME"]) / "warehouse").rglob("*.parquet")) == []
 
 
-@pytest.mark.extended("delta")
 def test_s3__each_strategy_builds_its_final_table_from_load_1(scenario):
     assert _sorted(scenario.tagged("TABLES-1")) == _sorted(L1)
 
 
-@pytest.mark.extended("iceberg")
 def test_s3__dbt_run_killed_mid_run_is_rerun_to_the_tables_of_load_2(scenario):
     halted = scenario.tagged("HALTED")
     done = [json.loads(line[len("MODEL-DONE "):]) for line in scenario.output if line.startswith("MODEL-DONE ")]
@@ -145,7 +143,6 @@ def test_s3__dbt_run_killed_mid_run_is_rerun_to_the_tables_of_load_2(scenario):
     assert _sorted(scenario.tagged("TABLES-2")) == _sorted(L2)
 
 
-@pytest.mark.extended("delta")
 def test_s3__credentials_never_reach_a_command_line_or_the_output(scenario):
     assert scenario.tagged("SECRET-IN-JVM-COMMAND-LINE") is False
     assert not [line for line in scenario.output if SECRET_KEY in line]

@@ -86,6 +86,7 @@ def test_bitemporal__a_repeated_row_adds_nothing_and_equal_content_later_is_a_ve
     assert sorted((r["d"], r["l"]) for r in ids) == [(2, stage.load_ids[0]), (4, stage.load_ids[1])]
 
 
+@pytest.mark.extended
 def test_bitemporal__a_late_delete_closes_the_version_valid_at_its_sequence__the_worked_example_of_the_docs(
         spark, stage, dbt, names):
     land(stage, [row(1, 2, "a"), row(1, 6, "c"), row(2, 2, "p")])

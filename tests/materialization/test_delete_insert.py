@@ -46,7 +46,7 @@ def test_delete_insert__primary_key_or_merge_key_selects_the_rows_to_replace(spa
     assert table(spark, f"{names.target}.di_pk_mk", "id, day, v") == rows_of((3, "d1", "c2"))
 
 
-@pytest.mark.extended("delta")
+@pytest.mark.extended
 @pytest.mark.each_format
 def test_delete_insert__merge_key_alone_keeps_every_row_of_the_newest_load(spark, stage, dbt, names):
     # load 1: merge key `id` only, so nothing is deduplicated

@@ -48,6 +48,7 @@ def test_hard_delete__boolean_flag_deletes_by_primary_key_merge_key_or_not_at_al
     assert len(got["di_flag"]) == 5
 
 
+@pytest.mark.extended("iceberg")
 def test_hard_delete__a_non_boolean_column_deletes_when_not_null(spark, stage, dbt, names):
     ts = {"deleted_at": {"data_type": "timestamp"}}
     stage.load([{"id": 1, "name": "foo", "deleted_at": None}, {"id": 2, "name": "bar", "deleted_at": None}], columns=ts)
@@ -57,7 +58,7 @@ def test_hard_delete__a_non_boolean_column_deletes_when_not_null(spark, stage, d
     assert table(spark, f"{names.target}.di_deleted_at", "id, name, deleted_at") == rows_of((2, "bar", None))
 
 
-@pytest.mark.extended("delta")
+@pytest.mark.extended
 def test_hard_delete__with_dedup_sort_the_latest_row_per_key_decides(spark, stage, dbt, names):
     cols = {**FLAG, "lsn": {"data_type": "bigint"}}
     # load 1: the latest row of id 1 (lsn 3) is kept; the delete at lsn 2 is older

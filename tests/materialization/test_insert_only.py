@@ -51,6 +51,7 @@ def test_insert_only__delete_rows_are_dropped_and_dedup_sort_picks_a_row(spark, 
     assert table(spark, target, "id, name") == rows_of((1, "a"), (2, "high"), (9, "back"))
 
 
+@pytest.mark.extended
 @pytest.mark.over_the_wire
 def test_insert_only__duplicate_keys_in_one_load_fail_naming_key_and_load_and_change_nothing(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}])

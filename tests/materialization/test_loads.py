@@ -66,6 +66,7 @@ def test_loads__models_consume_the_same_loads_independently_and_full_refresh_reb
     assert table(spark, f"{names.target}.di_pk", "id, name") == rows_of((1, "a"), (2, "b"))
 
 
+@pytest.mark.extended
 @pytest.mark.over_the_wire
 def test_loads__a_refused_load_is_aborted_with_the_command_its_message_names(spark, stage, dbt, names, capsys):
     from python_extract.cli import main

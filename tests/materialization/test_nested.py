@@ -50,6 +50,7 @@ def test_nested__a_child_model_catches_up_with_its_root(spark, stage, dbt, names
     assert children(spark, root, orders, "sku") == (rows_of((1, "F"), (1, "G"), (3, "E")), 0)
 
 
+@pytest.mark.extended
 @pytest.mark.over_the_wire
 def test_nested__scd2_children_are_added_with_new_versions_only(spark, stage, dbt, names):
     root, orders = f"{names.target}.cust_scd2", f"{names.target}.cust_scd2__orders"

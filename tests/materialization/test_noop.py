@@ -46,6 +46,7 @@ def assert_unchanged(spark, names):
     assert table(spark, f"{names.target}.stage1_customers__orders", "sku") == rows_of(("A",))
 
 
+@pytest.mark.extended
 def test_noop__an_incremental_resource_with_nothing_new_beside_one_with_rows(spark, stage, dbt, names):
     customers = first_loads(stage, spark, dbt, names)
     # load 2: customers has nothing new (its cursor filters every row), items has a row

@@ -43,7 +43,7 @@ def test_row_counts__an_upsert_counts_a_late_row_under_sequence_by_as_ignored(sp
     }[table_format()]
 
 
-@pytest.mark.extended("delta")
+@pytest.mark.extended
 def test_row_counts__scd2_counts_a_changed_record_as_retired_and_inserted(spark, stage, dbt, names):
     stage.load([{"customer_key": 1, "c1": "foo", "c2": 1}, {"customer_key": 2, "c1": "bar", "c2": 2}], table="dim_customer")
     assert shown(dbt.run("scd2_full"))["scd2_full"] == ("APPLIED 2 inserted from 1 load", 2)
@@ -71,7 +71,7 @@ def test_row_counts__a_hard_delete_counts_as_deleted(spark, stage, dbt, names):
     }[table_format()]
 
 
-@pytest.mark.extended("delta")
+@pytest.mark.extended
 def test_row_counts__a_full_refresh_counts_a_root_and_its_child_by_the_rows_they_hold(spark, stage, dbt, names):
     # load 1: two customers with three orders; load 2: customer 1 again, with one order
     stage.load([{"id": 1, "name": "a", "orders": [{"sku": "A"}, {"sku": "B"}]}, {"id": 2, "name": "b", "orders": [{"sku": "C"}]}],

@@ -117,6 +117,7 @@ def test_scd2__partition_merge_key_retires_only_within_the_loaded_partitions(spa
         ("2024-01-02", "d", "L2", None), ("2024-01-01", "bb", "L3", None))
 
 
+@pytest.mark.extended("delta")
 @pytest.mark.each_format
 @pytest.mark.over_the_wire
 def test_scd2__validity_names_high_active_timestamp_and_own_row_version(spark, stage, dbt, names):
@@ -135,7 +136,7 @@ def test_scd2__validity_names_high_active_timestamp_and_own_row_version(spark, s
         (1, "foo", "L1", "L2"), (1, "foo_upd", "L2", "9999-12-31"), (2, "bar", "L1", "9999-12-31"))
 
 
-@pytest.mark.extended("delta")
+@pytest.mark.extended
 @pytest.mark.each_format
 def test_scd2__a_fixed_boundary_timestamp_dates_every_version(spark, stage, dbt, names):
     import datetime as dt
@@ -148,7 +149,7 @@ def test_scd2__a_fixed_boundary_timestamp_dates_every_version(spark, stage, dbt,
         ("foo", "2024-08-21 12:15", "2024-08-21 12:15"), ("bar", "2024-08-21 12:15", None))
 
 
-@pytest.mark.extended("delta")
+@pytest.mark.extended
 @pytest.mark.each_format
 def test_scd2__a_delete_row_retires_the_active_version_and_the_latest_row_decides(spark, stage, dbt, names):
     cols = {"deleted": {"data_type": "bool"}, "lsn": {"data_type": "bigint"}}

@@ -48,6 +48,7 @@ def test_sequence_by__a_late_older_version_or_delete_never_overwrites_a_newer_ro
         (target, '{"id":2}', '{"seq":6}'))
 
 
+@pytest.mark.extended
 def test_sequence_by__a_deleted_key_is_not_resurrected_by_an_older_row_until_a_newer_one(spark, stage, dbt, names):
     target = f"{names.target}.seq_up"
     up(stage, [{"id": 1, "seq": 1, "name": "a1"}, {"id": 2, "seq": 1, "name": "b1"}])
@@ -154,6 +155,7 @@ def test_sequence_by__an_equal_sequence_twice_in_one_load_needs_dedup_sort(spark
     assert table(spark, f"{names.target}.seq_up", "id, seq, name") == rows_of((1, 5, "a"))
 
 
+@pytest.mark.extended
 @pytest.mark.over_the_wire
 def test_sequence_by__a_null_sequence_fails_naming_table_column_and_load_and_changes_nothing(spark, stage, dbt, names):
     up(stage, [{"id": 1, "seq": 5, "name": "a"}])

@@ -63,6 +63,7 @@ def test_snapshot_replay__loads_apply_in_date_order_rerun_and_full_refresh_chang
     assert table(spark, f"{names.target}.snap_dim", "*") == before
 
 
+@pytest.mark.extended
 def test_snapshot_replay__a_snapshot_older_than_an_applied_one_is_refused_until_a_full_refresh(spark, stage, dbt, names):
     stage.load(DAYS[D1], table="dim_customer")
     stage.load(DAYS[D3], table="dim_customer")

@@ -17,6 +17,7 @@ from ..support.chaos import load_chaos as _chaos
                     reason="on Iceberg it fails only inside the whole suite, since the lakehouse's jars come from Maven "
                            "(job 'extract a' ends with a Py4J error after its kill; it passes alone): cause not found, "
                            "issue 34; it runs on Delta, the default format, and by hand with scripts/chaos.py --short")
+@pytest.mark.extended
 def test_chaos_short__every_job_killed_once_then_nothing_lost_duplicated_or_different(lakehouse, spark, names, tmp_path):
     chaos = _chaos()
     found = chaos.run(tmp_path, lakehouse.home, names.staging, names.target, rounds=1, seed=11, kill_probability=1.0,

@@ -78,8 +78,7 @@ def pytest_collection_modifyitems(config, items):
             items[:] = kept
     if config.getoption("--suite") == "ci":
         def extended_here(item) -> bool:
-            marker = item.get_closest_marker("extended")
-            return bool(marker) and (not marker.args or run_format in marker.args)
+            return any(not marker.args or run_format in marker.args for marker in item.iter_markers("extended"))
 
         left_out = [item for item in items if extended_here(item)]
         if left_out:
