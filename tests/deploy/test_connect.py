@@ -101,6 +101,7 @@ def _dbt(project: Path, *args: str, expect_success: bool = True, env: Optional[d
     return found
 
 
+@pytest.mark.extended("delta")
 @pytest.mark.each_format  # the server's catalog and table format differ per format
 def test_dbt_over_connect__debugs_merges_builds_snapshots_shows_and_documents_without_a_jvm(
         spark, lakehouse, names, connect_server, tmp_path):
@@ -152,7 +153,7 @@ def test_the_package_alone__on_dbt_spark_session_with_spark_remote__merges_loads
     assert rows(spark, f"select * from `{names.target}`.customers order by id") == UPSERTED
 
 
-@pytest.mark.extended("iceberg")
+@pytest.mark.extended
 @pytest.mark.each_format
 def test_dbt_over_connect__server_killed_mid_run_fails_naming_it_and_the_rerun_is_correct(
         spark, lakehouse, names, tmp_path, watchdog):

@@ -109,6 +109,7 @@ def _project(path: Path, names, port: int) -> Path:
     return path
 
 
+@pytest.mark.extended("delta")
 @pytest.mark.each_format  # landing differs per format (embedded Iceberg registers the files instead)
 def test_extractor_over_connect__lands_without_a_jvm_and_a_load_the_killed_server_interrupted_lands_once_on_rerun(
         spark, lakehouse, names, tmp_path, watchdog):

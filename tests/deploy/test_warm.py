@@ -144,7 +144,7 @@ def _wait_until_gone(server: dict, ports=("port",), timeout=300.0) -> list:
 
 # the server's session on each format's catalog beside this run's (docs/testing.md); the other tests
 # here are about processes (start, kill, idle, stop), which the format does not change
-@pytest.mark.extended("iceberg")
+@pytest.mark.extended
 @pytest.mark.each_format
 def test_warm_run__the_first_run_starts_the_server_and_the_second_uses_it_with_no_jvm_in_dbt(
         spark, lakehouse, names, warm, tmp_path):

@@ -13,8 +13,10 @@ pytestmark = pytest.mark.fast
 
 
 class Item:
-    def __init__(self, nodeid, markers=()):
+    def __init__(self, nodeid, markers=(), dbt_target=None):
         self.nodeid = nodeid
+        if dbt_target:
+            self.callspec = type("CallSpec", (), {"params": {"dbt_target": dbt_target}})()
         self.markers = [getattr(pytest.mark, m).mark if isinstance(m, str) else m.mark for m in markers]
 
     def add_marker(self, marker):
@@ -99,19 +101,23 @@ def test_run_order__the_ci_suite_leaves_out_the_extended_tests_of_the_runs_forma
     def collected():
         return [Item("tests/a.py::test_kept"), Item("tests/a.py::test_variant", ["extended"]),
                 Item("tests/b.py::test_delta_variant", ["each_format", pytest.mark.extended("delta")]),
-                Item("tests/c.py::test_variant_of_both", ["each_format", pytest.mark.extended("iceberg"), "extended"])]
+                Item("tests/c.py::test_variant_of_both", ["each_format", pytest.mark.extended("iceberg"), "extended"]),
+                Item("tests/d.py::test_strategy[embedded]", ["each_format", pytest.mark.extended("thrift")], "embedded"),
+                Item("tests/d.py::test_strategy[thrift]", ["each_format", pytest.mark.extended("thrift")], "thrift")]
 
     for table_format, suite, kept in (
             ("iceberg", "all", ["tests/a.py::test_kept", "tests/a.py::test_variant", "tests/b.py::test_delta_variant",
-                                "tests/c.py::test_variant_of_both"]),
-            ("iceberg", "ci", ["tests/a.py::test_kept", "tests/b.py::test_delta_variant"]),
-            ("delta", "all", ["tests/b.py::test_delta_variant", "tests/c.py::test_variant_of_both"]),
-            ("delta", "ci", [])):
+                                "tests/c.py::test_variant_of_both", "tests/d.py::test_strategy[embedded]",
+                                "tests/d.py::test_strategy[thrift]"]),
+            ("iceberg", "ci", ["tests/a.py::test_kept", "tests/b.py::test_delta_variant", "tests/d.py::test_strategy[embedded]"]),
+            ("delta", "all", ["tests/b.py::test_delta_variant", "tests/c.py::test_variant_of_both",
+                              "tests/d.py::test_strategy[embedded]", "tests/d.py::test_strategy[thrift]"]),
+            ("delta", "ci", ["tests/d.py::test_strategy[embedded]"])):
         items, config = collected(), Config(table_format=table_format, suite=suite)
         root.pytest_collection_modifyitems(config, items)
         assert [i.nodeid for i in items] == kept, (table_format, suite)
     assert lines == [f"--suite ci: {n} tests marked extended left out (variants of what the run's tests cover); make "
-                     "test-all runs them" for n in (2, 2)]
+                     "test-all runs them" for n in (3, 3)]
 
 
 def test_run_order__this_checkouts_measurements_override_the_checked_in_ones():

@@ -84,6 +84,7 @@ def _land(spark, lakehouse, names, rows):
     pipeline.run(rows, table_name="items", write_disposition="merge", primary_key="id")
 
 
+@pytest.mark.extended("delta", "thrift")
 @pytest.mark.each_format
 @pytest.mark.over_the_wire
 def test_model_maintenance__compacts_after_each_commit_and_keeps_the_rows_of_the_unmaintained_twin(spark, lakehouse, names, project):

@@ -79,6 +79,7 @@ def test_expire__bad_arguments_are_one_line_errors_that_change_nothing(spark, na
         "sparkload: --older-than 'a week' is not a duration; expected <n>s, <n>m, <n>h or <n>d, e.g. 7d")
 
 
+@pytest.mark.extended("delta")
 def test_expire__then_a_full_refresh_refuses_naming_the_expired_loads_unless_told(spark, lakehouse, names, dbt):
     """Issue 40 item 4: after `pipeline expire`, `dbt run --full-refresh` emptied the final table (3 rows -> 0)."""
     l1 = _land(lakehouse, names, [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}])

@@ -24,7 +24,7 @@ from ..support.paths import REPO
 from .s3 import SECRET_KEY, shared_s3_server, without_aws_env
 
 pytestmark = [pytest.mark.each_format,  # the format changes what this tests (docs/testing.md)
-              pytest.mark.extended("iceberg")]  # make test: on Delta, the default, only (docs/testing.md)
+              pytest.mark.extended]  # make test-all only (docs/testing.md)
 
 BUCKET = "sparkload-lake"
 TIMEOUT = 600

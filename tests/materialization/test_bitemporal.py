@@ -37,6 +37,7 @@ def dim(spark, names, extra: str = "") -> List[tuple]:
     return table(spark, f"{names.target}.bt_dim", f"customer_key, c1, {DAYS}{extra}")
 
 
+@pytest.mark.extended("thrift")
 @pytest.mark.over_the_wire
 def test_bitemporal__versions_are_valid_from_their_sequence_and_a_late_one_is_slotted_between_two_others(
         spark, stage, dbt, names):

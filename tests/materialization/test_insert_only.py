@@ -12,6 +12,7 @@ pytestmark = pytest.mark.dbt_targets(*TARGETS)
 FLAG = {"deleted": {"data_type": "bool"}}
 
 
+@pytest.mark.extended("thrift")
 @pytest.mark.over_the_wire
 @pytest.mark.dbt_targets(*PACKAGE_TARGETS)
 def test_insert_only__known_keys_are_skipped_and_new_keys_inserted(spark, stage, dbt, names):

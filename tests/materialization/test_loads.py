@@ -23,6 +23,7 @@ def land_without_completing(stage, spark, rows, table_name="customers"):
         land_table(spark, package, t)
 
 
+@pytest.mark.extended("thrift")
 @pytest.mark.over_the_wire
 def test_loads__stage_two_consumes_what_stage_one_finished(spark, stage, dbt, names):
     stage1, stage2 = f"{names.target}.stage1_customers", f"{names.target}.stage2_customers"

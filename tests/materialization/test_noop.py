@@ -79,6 +79,7 @@ def test_noop__a_run_of_other_resources_only(spark, stage, dbt, names):
     assert table(spark, f"{names.target}.di_pk", "id, name") == rows_of((1, "x"), (2, "y"))
 
 
+@pytest.mark.extended("thrift")
 @pytest.mark.over_the_wire
 def test_noop__the_state_only_loads_of_pipeline_reset_and_drop(spark, stage, dbt, names):
     first_loads(stage, spark, dbt, names)

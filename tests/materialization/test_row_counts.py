@@ -26,6 +26,7 @@ def shown(result) -> Dict[str, Tuple[str, int]]:
     return {r.node.name: (r.message, r.adapter_response.get("rows_affected")) for r in result.result.results}
 
 
+@pytest.mark.extended("delta")
 def test_row_counts__an_upsert_counts_a_late_row_under_sequence_by_as_ignored(spark, stage, dbt, names):
     # load 1: two new keys: the table is created with them
     stage.load([{"id": 1, "seq": 5, "name": "a5"}, {"id": 2, "seq": 1, "name": "b1"}], columns=FLAG)
@@ -54,6 +55,7 @@ def test_row_counts__scd2_counts_a_changed_record_as_retired_and_inserted(spark,
     assert len(table(spark, f"{names.target}.scd2_full", "customer_key")) == 4
 
 
+@pytest.mark.extended("delta", "thrift")
 @pytest.mark.over_the_wire
 def test_row_counts__a_hard_delete_counts_as_deleted(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "foo", "deleted": False}, {"id": 2, "name": "bar", "deleted": False}], columns=FLAG)

@@ -49,7 +49,7 @@ def test_scd2__a_reinserted_record_opens_a_new_version(spark, stage, dbt, names)
         (1, "foo", "L1", "L2"), (2, "bar", "L1", None), (1, "foo", "L3", None))
 
 
-@pytest.mark.extended("delta")
+@pytest.mark.extended
 @pytest.mark.each_format
 def test_scd2__natural_merge_key_never_retires_absent_records(spark, stage, dbt, names):
     def dim():
@@ -117,7 +117,7 @@ def test_scd2__partition_merge_key_retires_only_within_the_loaded_partitions(spa
         ("2024-01-02", "d", "L2", None), ("2024-01-01", "bb", "L3", None))
 
 
-@pytest.mark.extended("delta")
+@pytest.mark.extended("delta", "thrift")
 @pytest.mark.each_format
 @pytest.mark.over_the_wire
 def test_scd2__validity_names_high_active_timestamp_and_own_row_version(spark, stage, dbt, names):

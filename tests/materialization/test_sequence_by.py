@@ -24,6 +24,7 @@ def up(stage: Stage, rows) -> str:
     return stage.load(rows, columns=FLAG)
 
 
+@pytest.mark.extended("thrift")
 @pytest.mark.over_the_wire
 def test_sequence_by__a_late_older_version_or_delete_never_overwrites_a_newer_row(spark, stage, dbt, names):
     target = f"{names.target}.seq_up"
@@ -195,6 +196,7 @@ def test_sequence_by__an_undefined_config_or_a_missing_column_is_refused_before_
     assert spark.sql(f"show tables in {names.target} like 'seq_*'").collect() == []
 
 
+@pytest.mark.extended
 def test_sequence_by__children_stay_with_the_newer_root_row(spark, stage, dbt, names):
     root, orders = f"{names.target}.seq_cust", f"{names.target}.seq_cust__orders"
     stage.load([{"id": 1, "seq": 5, "name": "a5", "orders": [{"sku": "A"}, {"sku": "B"}]},

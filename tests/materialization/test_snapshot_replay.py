@@ -33,6 +33,7 @@ EXPECTED = rows_of(
     (2, "bar", "2024-01-03", "2024-01-03 00:00:00", None))
 
 
+@pytest.mark.extended("thrift")
 @pytest.mark.over_the_wire
 def test_snapshot_replay__one_snapshot_per_run_and_all_in_one_run_give_the_same_history(spark, stage, dbt, names):
     # day by day: each snapshot applied by its own run

@@ -9,6 +9,7 @@ from ..support.tables import rows_of, table
 pytestmark = [pytest.mark.dbt_targets(*TARGETS), pytest.mark.each_format]
 
 
+@pytest.mark.extended("thrift")
 @pytest.mark.over_the_wire
 def test_append_and_replace__insert_every_load_once_or_keep_the_newest(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}, {"id": 1, "name": "a"}])
@@ -41,6 +42,7 @@ def test_table_properties__merge_on_read_by_default_and_overridable(spark, stage
         assert props["config_probe"]["delta.enableDeletionVectors"] == "false"
 
 
+@pytest.mark.extended("thrift")
 @pytest.mark.over_the_wire
 def test_schema_evolution__new_columns_appear_and_a_type_change_fails_naming_column_and_load(spark, stage, dbt, names):
     target = f"{names.target}.evolving_items"

@@ -78,7 +78,10 @@ def pytest_collection_modifyitems(config, items):
             items[:] = kept
     if config.getoption("--suite") == "ci":
         def extended_here(item) -> bool:
-            return any(not marker.args or run_format in marker.args for marker in item.iter_markers("extended"))
+            """Marked extended with no arguments, or naming the run's format or the item's dbt target."""
+            callspec = getattr(item, "callspec", None)
+            here = {run_format, callspec.params.get("dbt_target") if callspec else None}
+            return any(not marker.args or here & set(marker.args) for marker in item.iter_markers("extended"))
 
         left_out = [item for item in items if extended_here(item)]
         if left_out:
