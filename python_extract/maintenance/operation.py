@@ -59,8 +59,8 @@ def maintain(
     warm = warm if dry_run else None
     started = time.monotonic()
     spark = warm if warm is not None else get_session(config)
-    log.info("%s in %.1f s", f"answered by the warm server pid {warm.endpoint.pid} (no JVM started here)" if warm is not None
-             else "started Spark" + (" (no warm server runs)" if dry_run else ""), time.monotonic() - started)
+    if warm is None:  # a warm session's caller said where the answer comes from (cli_pipeline.warm_session): once
+        log.info("started Spark%s in %.1f s", " (no warm server runs)" if dry_run else "", time.monotonic() - started)
     file_format = session_format(spark)
     found = lakehouse_tables(spark, datasets)
     reports: List[Dict[str, Any]] = []

@@ -97,6 +97,7 @@ def test_run_order__a_run_on_delta_keeps_only_the_tests_marked_each_format_unles
 def test_run_order__the_ci_suite_leaves_out_the_extended_tests_of_the_runs_format(monkeypatch):
     lines = []
     monkeypatch.setattr(root, "add_summary", lambda config, section, added: lines.extend(added))
+    monkeypatch.setattr(root, "XDIST_WORKER", None)  # as a run without workers (one worker of a run adds the line)
 
     def collected():
         return [Item("tests/a.py::test_kept"), Item("tests/a.py::test_variant", ["extended"]),
