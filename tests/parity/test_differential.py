@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .cases import CI_SAMPLE, SCENARIOS
+from .cases import CI_SAMPLE, EACH_FORMAT, SCENARIOS
 from .judge import DIFFERS
 
 # issue items fixed by other work in flight: their scenarios are reported, and may differ until it lands
@@ -19,7 +19,12 @@ def check(scenario, parity) -> None:
     assert verdict.kind != DIFFERS, verdict.report()
 
 
-@pytest.mark.parametrize("scenario", [pytest.param(s, id=s.name, marks=() if s.name in CI_SAMPLE else pytest.mark.extended)
-                                      for s in SCENARIOS])
+def _marks(scenario):
+    if scenario.name not in CI_SAMPLE:
+        return pytest.mark.extended
+    return pytest.mark.each_format if scenario.name in EACH_FORMAT else ()
+
+
+@pytest.mark.parametrize("scenario", [pytest.param(s, id=s.name, marks=_marks(s)) for s in SCENARIOS])
 def test_scenario_matches_dlt(scenario, parity):
     check(scenario, parity)
