@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import get_args
 
 import pytest
-from dbt_common.clients.jinja import get_dbt_macro_name, get_environment
+from dbt_common.clients.jinja import get_dbt_macro_name
 from dbt_common.exceptions.macros import MacroReturn
 
 from python_extract import contract
 from python_extract.errors import ConfigError
+
+from .support.macros import compiled
 
 pytestmark = pytest.mark.fast
 
@@ -30,8 +32,8 @@ def _raise_return(value):  # dbt's `return` (dbt/context/base.py)
 
 def render_contract(text: str):
     """What `sparkload_contract()` returns, rendered as dbt renders a macro."""
-    template = get_environment().from_string(text, globals={"return": _raise_return})
-    macro = getattr(template.module, get_dbt_macro_name("sparkload_contract"))
+    module = compiled(text).make_module(vars={"return": _raise_return})
+    macro = getattr(module, get_dbt_macro_name("sparkload_contract"))
     with pytest.raises(MacroReturn) as returned:
         macro()
     return returned.value.value
@@ -58,9 +60,9 @@ def _maintain_log_lines(vocabulary, report):
                          run_sparkload_maintenance=lambda relation, file_format, policy, dry_run: report)
     api = SimpleNamespace(Relation=SimpleNamespace(create=lambda **parts: parts))
     text = (ROOT / "macros" / "operations" / "sparkload_maintain.sql").read_text()
-    template = get_environment().from_string(text, globals={"context": sl, "api": api, "tojson": json.dumps,
-                                                            "log": lambda msg, info=False: logged.append(msg)})
-    getattr(template.module, get_dbt_macro_name("sparkload_maintain"))(["raw.t"], "delta")
+    module = compiled(text).make_module(vars={"context": sl, "api": api, "tojson": json.dumps,
+                                              "log": lambda msg, info=False: logged.append(msg)})
+    getattr(module, get_dbt_macro_name("sparkload_maintain"))(["raw.t"], "delta")
     return logged
 
 
@@ -288,7 +290,7 @@ def render_macro(name: str, *args):
     ctx = {"return": _raise_return}
     ctx["context"] = ctx
     for path in (MACRO, SPEC_MACRO):
-        module = get_environment().from_string(path.read_text()).make_module(vars=ctx)
+        module = compiled(path.read_text()).make_module(vars=ctx)
         for attr in dir(module):
             if attr.startswith(get_dbt_macro_name("")):
                 ctx[attr[len(get_dbt_macro_name("")):]] = _returning(getattr(module, attr))
