@@ -15,7 +15,7 @@ import pytest
 import python_extract as sl
 
 from ..support.staging import unregistered_folders
-from .crash_child import LINKED_NOT_COMMITTED, events
+from ..support.crash_child import LINKED_NOT_COMMITTED, events
 
 BOUNDARIES = {
     "after_extract": "extract_done",
@@ -42,7 +42,7 @@ def killed_runs(lakehouse, spark, tmp_path_factory):
     children = {}
     for boundary, event in BOUNDARIES.items():
         pipelines_dir = base / boundary
-        cmd = [sys.executable, "-m", "tests.extract.crash_child", str(lakehouse.home), _dataset(boundary),
+        cmd = [sys.executable, "-m", "tests.support.crash_child", str(lakehouse.home), _dataset(boundary),
                str(pipelines_dir), event, "20"]
         children[boundary] = (subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), pipelines_dir)
     done = {}

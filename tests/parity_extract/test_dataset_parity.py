@@ -15,7 +15,7 @@ import python_extract as sl
 from python_extract.dataset import DatasetError
 
 from ..support.tally import record_vs_dlt as record
-from .sides import DltSide, SparkloadSide
+from ..support.extract_sides import DltSide, SparkloadSide
 
 ROWS = [{"id": i, "name": f"n{i % 2}", "amount": Decimal(f"{i}.50"), "ts": dt.datetime(2024, 1, i + 1, 12, tzinfo=dt.timezone.utc),
          "kids": [{"k": i * 10 + j} for j in range(i % 3)]} for i in range(5)]

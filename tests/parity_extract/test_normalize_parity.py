@@ -18,8 +18,8 @@ from python_extract.normalize.exceptions import ColumnNameCollision
 
 from ..support.compare import case_tables, column_types, differences
 from ..support.tally import record_vs_dlt as record
-from .normalize_cases import CASES, Case
-from .sides import DltSide, SparkloadSide
+from ..support.extract_normalize_cases import CASES, Case
+from ..support.extract_sides import DltSide, SparkloadSide
 
 SAME = [c for c in CASES if not c.on_purpose]
 COLLISIONS = [c for c in CASES if c.name.startswith("collision")]

@@ -1,4 +1,4 @@
-"""Schema contracts against the real dlt 1.31 (duckdb): each case of contract_cases.py runs its loads through
+"""Schema contracts against the real dlt 1.31 (duckdb): each case of tests/support/extract_contract_cases.py runs its loads through
 both, and after every load both sides must hold the same tables (compare.py), and a load that fails must
 fail on both with the same DataValidationError: table, column, entity (tables / columns / data_type) and mode.
 Cases whose loads all land run as one batch (one dlt run and one sparkload run per load); a case that fails
@@ -19,8 +19,8 @@ from python_extract.normalize.exceptions import DataValidationError
 
 from ..support.compare import case_tables, differences
 from ..support.tally import record_vs_dlt as record
-from .contract_cases import CASES, ContractCase
-from .sides import DltSide, SparkloadSide
+from ..support.extract_contract_cases import CASES, ContractCase
+from ..support.extract_sides import DltSide, SparkloadSide
 
 BATCH = [c for c in CASES if not c.alone]
 ALONE = [c for c in CASES if c.alone]
