@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 from typing import get_args
 
@@ -184,6 +185,23 @@ def test_schema__every_data_type_of_the_contract_has_a_spark_and_an_arrow_type()
     for data_type in contract.DATA_TYPES:
         assert arrow_of_spark(spark_type(data_type)) == arrow_type(data_type)
     assert set(contract.DLT_COLUMNS.values()) <= set(contract.DATA_TYPES)
+
+
+def test_schema__arrow_and_sqlalchemy_columns_take_the_data_type_the_contract_maps_their_values_to():
+    """The classifications derive from the one map: an Arrow column of a data type's own Arrow type has that data
+    type (json lands as text, so reads back as text), and a SQLAlchemy column that of its values' Python type."""
+    import sqlalchemy as sa
+
+    from python_extract.normalize.arrow import _dlt_type
+    from python_extract.normalize.schema import arrow_type
+    from python_extract.sources.sql_database.source import data_type as sql_data_type
+
+    assert {d: _dlt_type(arrow_type(d)) for d in contract.DATA_TYPES} == {**{d: d for d in contract.DATA_TYPES}, "json": "text"}
+    python_data_types = dict(contract.PYTHON_DATA_TYPES)
+    for column, values in ((sa.Boolean(), bool), (sa.BigInteger(), int), (sa.Float(), float), (sa.Numeric(10, 2), Decimal),
+                           (sa.DateTime(), dt.datetime), (sa.Date(), dt.date), (sa.JSON(), dict), (sa.Text(), str)):
+        assert sql_data_type(column) == python_data_types[values], column
+    assert sql_data_type(sa.Time()) is None and sql_data_type(sa.LargeBinary()) is None  # inferred from values
 
 
 @pytest.mark.parametrize("data_type, precision, scale, expected", [
