@@ -1,7 +1,7 @@
 """Arrow tables yielded by resources, as dlt takes them: columns renamed with the naming convention,
 struct, list and map columns kept whole as one `json` column (JSON text; dlt does not flatten an Arrow
 table, unlike dicts), `_dlt_load_id` and `_dlt_id` added, and column types recorded in (or cast to)
-the schema. Rows are not split into child tables. Two columns whose names normalise alike raise
+the schema. Rows are not split into child tables. Two columns whose names normalize alike raise
 `ColumnNameCollision` (as dlt does for Arrow tables)."""
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def _json_column(column):
 
 
 def _named_columns(data, table: str):
-    """(name, array) pairs with names normalised."""
+    """(name, array) pairs with names normalized."""
     out, sources = [], {}
     for i, field in enumerate(data.schema):
         name = normalize_path(field.name)
@@ -119,7 +119,7 @@ def encode_nested(data):
 def normalize_arrow(data, schema: Schema, table: str, load_id: str, encode: bool = True):
     """`data` renamed, typed as `schema` says (which records new columns) and stamped. With `encode=False`
     the struct, list and map columns are left as they are, typed `json` in the schema, for the package
-    writer's threads to encode (`encode_nested`) beside the next batch's normalisation."""
+    writer's threads to encode (`encode_nested`) beside the next batch's normalization."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -19,7 +19,7 @@ from ..support.crash_child import LINKED_NOT_COMMITTED, events
 
 BOUNDARIES = {
     "after_extract": "extract_done",
-    "after_normalise": "package_sealed",
+    "after_normalize": "package_sealed",
     "after_some_tables": LINKED_NOT_COMMITTED,   # one table landed, the next one's files linked, not committed
     "after_all_tables_before_dlt_loads": "state_written",
     "after_dlt_loads": "load_completed",

@@ -41,7 +41,7 @@ def _duck(theirs, sql):
 
 
 def _same(values):
-    """Rows as comparable tuples: instants in UTC, decimals normalised."""
+    """Rows as comparable tuples: instants in UTC, decimals normalized."""
     def one(v):
         if isinstance(v, dt.datetime):
             return (v if v.tzinfo else v.replace(tzinfo=dt.timezone.utc)).astimezone(dt.timezone.utc)

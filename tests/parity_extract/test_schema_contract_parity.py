@@ -4,7 +4,7 @@ fail on both with the same DataValidationError: table, column, entity (tables / 
 Cases whose loads all land run as one batch (one dlt run and one sparkload run per load); a case that fails
 a load, or sets its contract on a source or on `run`, runs in pipelines of its own.
 
-On purpose: dlt checks columns and data types in its normalize step and sparkload normalises while it
+On purpose: dlt checks columns and data types in its normalize step and sparkload normalizes while it
 extracts, so that failure is the extract step's (`PipelineStepFailed.step`); the error itself is the same."""
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def _judge(case: ContractCase, outcomes, snapshots, their_runs, our_runs) -> Non
     on_purpose = False
     for load, ((their, our), (their_tables, our_tables)) in enumerate(zip(outcomes, snapshots), start=1):
         if their is not None and our is not None and their[0] == "normalize" and our[0] == "extract":
-            on_purpose = True  # the step that normalises: dlt's normalize, sparkload's extract (module docstring)
+            on_purpose = True  # the step that normalizes: dlt's normalize, sparkload's extract (module docstring)
             their, our = their[1:], our[1:]
         assert their == our, f"load {load}: dlt {their}, sparkload {our}"
         found = differences(their_tables, our_tables, case.name, their_runs, our_runs)
