@@ -1,4 +1,4 @@
-"""Extraction benchmark (not a test): records/s of extract, normalise and land, peak memory, and the
+"""Extraction benchmark (not a test): records/s of extract, normalize and land, peak memory, and the
 real dlt 1.31 on the same records in the same run, on GitHub-event-like records (nested objects plus a
 list of 0-3 commits per record).
 
@@ -14,16 +14,16 @@ process only (it lands nothing).
 JSON path (dicts), stages timed on their own pass over the same generated records:
   generator   the resource's generator alone: the floor, no sparkload code
   extract     generator + the incremental cursor filter (the baseline of the first round)
-  normalise   generator + cursor + relational normalisation + typed Parquet load package on disk
+  normalize   generator + cursor + relational normalization + typed Parquet load package on disk
   land        Spark lands the package into Iceberg/Delta staging tables + state + `_dlt_loads`
-  end to end  normalise + land (records/s: root records of the resource per second)
+  end to end  normalize + land (records/s: root records of the resource per second)
   dlt         dlt 1.31 extract + normalize to Parquet (filesystem destination, no load) of the first
               `--dlt-records` of the same records, with `dlt.sources.incremental` on the same cursor
 Arrow path: a resource yielding Arrow tables of 100,000 rows (the same events without the commit list,
 `created_at` as a timestamp column, the incremental cursor on it): rows/s from the generator into staging.
 Many small tables (`--many-tables 5 50`, issue 37 goal 3: 50 at most 1.3x 5): one package of S tables of 20
 rows each, then one of L tables, landed into new tables and then again into the same (existing) tables, in
-the warmed-up process: the landing's seconds (`load`) and L ÷ S, beside the whole run (extract + normalise +
+the warmed-up process: the landing's seconds (`load`) and L ÷ S, beside the whole run (extract + normalize +
 land) and, for the issue's first figures, a new process per package (`python -c`, JVM start included).
 Prints the machine, its load average before and after, the versions, the figures and the ratios.
 """
@@ -135,7 +135,7 @@ def arrow_resource(rows: int) -> sl.Resource:
 
 
 def run_dlt(n: int, home: Path) -> float:
-    """Seconds dlt 1.31 takes to extract and normalise (to Parquet) the first `n` records."""
+    """Seconds dlt 1.31 takes to extract and normalize (to Parquet) the first `n` records."""
     import dlt
 
     os.environ.setdefault("RUNTIME__DLTHUB_TELEMETRY", "false")
@@ -264,7 +264,7 @@ def main() -> None:
                    **formats.run_each(__file__, args.formats[1:], [*argv, "0"], args.home)}
         print(f"\nlanding side by side ({args.records:,} records; Arrow path {args.arrow_rows:,} rows)")
         formats.side_by_side([(label, figures["delta"][key], figures["iceberg"][key])
-                              for label, key in (("normalise (no table format)", "normalise_s"), ("land", "land_s"),
+                              for label, key in (("normalize (no table format)", "normalize_s"), ("land", "land_s"),
                                                  ("end to end", "end_to_end_s"), ("Arrow path", "arrow_s"),
                                                  ("many tables: landing L ÷ S, new (x)", "many_land_new_ratio"),
                                                  ("many tables: landing L ÷ S, existing (x)", "many_land_existing_ratio"),
@@ -306,25 +306,25 @@ def main() -> None:
 
     started = time.perf_counter()
     packages = pipe.extract([events_resource(n)])
-    normalise_s = time.perf_counter() - started
-    rss_after_normalise = peak_rss_mib()
+    normalize_s = time.perf_counter() - started
+    rss_after_normalize = peak_rss_mib()
     counts = packages[0].row_counts()
     started = time.perf_counter()
     info = pipe.load()
     land_s = time.perf_counter() - started
-    end_to_end_s = normalise_s + land_s
+    end_to_end_s = normalize_s + land_s
     landed = pipe.spark.sql(f"select count(*) c from {pipe.dataset_name}.events").first()["c"]
     assert landed == n, landed
     rows = sum(counts.values())
     print(f"tables: {', '.join(f'{t} {c:,}' for t, c in counts.items())} ({rows:,} rows); load {info.load_id}")
     print(f"{'stage (JSON path)':<34}{'seconds':>9}{'records/s':>14}{'vs extract':>12}")
     for name, seconds in (("generator alone (the floor)", generator_s), ("extract (generator + cursor)", extract_s),
-                          ("normalise (incl. extract)", normalise_s), ("land", land_s),
-                          ("end to end (normalise + land)", end_to_end_s)):
+                          ("normalize (incl. extract)", normalize_s), ("land", land_s),
+                          ("end to end (normalize + land)", end_to_end_s)):
         print(row(name, seconds, n, extract_s))
     print(f"sparkload's own share of end to end (without the generator): {n / max(end_to_end_s - generator_s, 1e-9):,.0f} records/s")
-    found.update(normalise_s=normalise_s, land_s=land_s, end_to_end_s=end_to_end_s)
-    print(f"peak RSS: extractor (python) {rss_after_normalise:,.0f} MiB after normalise, {peak_rss_mib():,.0f} MiB after land; "
+    found.update(normalize_s=normalize_s, land_s=land_s, end_to_end_s=end_to_end_s)
+    print(f"peak RSS: extractor (python) {rss_after_normalize:,.0f} MiB after normalize, {peak_rss_mib():,.0f} MiB after land; "
           f"Spark driver JVM {jvm_peak_rss_mib():,.0f} MiB")
 
     if args.arrow_rows:
@@ -343,8 +343,8 @@ def main() -> None:
         m = min(args.dlt_records, n)
         dlt_s = run_dlt(m, home)
         dlt_rate = m / dlt_s
-        print(f"dlt {m:,} records (the first of the same): extract + normalise to Parquet {dlt_s:.1f} s, {dlt_rate:,.0f} records/s")
-        print(f"ratio to dlt (records/s): sparkload normalise {n / normalise_s / dlt_rate:.1f}x, "
+        print(f"dlt {m:,} records (the first of the same): extract + normalize to Parquet {dlt_s:.1f} s, {dlt_rate:,.0f} records/s")
+        print(f"ratio to dlt (records/s): sparkload normalize {n / normalize_s / dlt_rate:.1f}x, "
               f"end to end incl. landing {n / end_to_end_s / dlt_rate:.1f}x")
     print(f"load average after: {load_average()}")
     formats.write(args.json, found)

@@ -396,7 +396,7 @@ def _wait_option(p: argparse.ArgumentParser) -> None:
 
 def add_pipeline_commands(sub, lakehouse_args: Callable[[argparse.ArgumentParser], None]) -> None:
     """Add `run` and `pipeline {info,loads,trace,packages,reset,drop,expire}` to the `sparkload` parser."""
-    run = sub.add_parser("run", help="run a pipeline: extract, normalise and land a source",
+    run = sub.add_parser("run", help="run a pipeline: extract, normalize and land a source",
                          description="Land pending packages, restore state from the lakehouse, then extract TARGET "
                                      "into load packages and land them. Shows progress on a terminal and a closing summary.")
     run.add_argument("target", help="module:attribute, path/to/file.py:attribute, or a pipeline .yaml file")

@@ -576,7 +576,7 @@ def sized_type(data_type: str, precision: Optional[int], scale: Optional[int], w
 
 
 # -- data types: the one type map; the others derive from it (normalize/schema.py, normalize/coerce.py,
-# extract/pydantic_columns.py, load/spark_loader.py, `layout` above)
+# normalize/arrow.py, extract/pydantic_columns.py, load/spark_loader.py, sources/sql_database/source.py, `layout` above)
 # a dlt data type's Spark SQL type (sized by `sized_type`)
 SPARK_BASE_TYPES: Dict[str, str] = {
     "text": "string", "bigint": "bigint", "double": "double", "bool": "boolean", "decimal": "decimal(38,9)",

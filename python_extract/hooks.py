@@ -1,6 +1,6 @@
 """Documented hook points of a pipeline run: callbacks registered with `pipeline.hooks.register`.
 
-    extract_done      (package_dir)         rows of a package are extracted and normalised; not sealed
+    extract_done      (package_dir)         rows of a package are extracted and normalized; not sealed
     package_sealed    (package)             the package is in normalized/ (state committed locally)
     table_landed      (package, table)      one table of the package is in its staging table (the tables, the
                                             state row and the schema version land at once)
@@ -10,7 +10,7 @@
     progress          (resource, tables, rows, pages, done)  at the start of a resource pass, every 10,000
                                                     rows, 1,000 yields or second, and at its end (done=True);
                                                     `rows`: the pass's rows so far in every table (an item not yet
-                                                    normalised counts one), `tables`: the load's rows per table
+                                                    normalized counts one), `tables`: the load's rows per table
 
 Progress displays (the CLI) and crash tests (a callback that kills its own process) use them.
 """

@@ -159,7 +159,7 @@ def _brief(error: Exception) -> str:
 
 
 _DICTIONARY_LIMIT = 256 * 1024  # bytes of a column's dictionary page before its writer falls back to plain
-_IN_FLIGHT = 2  # Parquet parts written at once, beside the thread that normalises the next batch
+_IN_FLIGHT = 2  # Parquet parts written at once, beside the thread that normalizes the next batch
 
 
 def _write_parquet(tables: List[Any], path: Path) -> None:
@@ -292,7 +292,7 @@ class PackageWriter:
         folder = self.root / TABLES / table
         folder.mkdir(exist_ok=True)
         self._parts += 1
-        # written on threads (Arrow releases the GIL) while the next batch is normalised; at most
+        # written on threads (Arrow releases the GIL) while the next batch is normalized; at most
         # _IN_FLIGHT parts are in flight, so memory stays bounded. Snappy: as fast to read back as uncompressed, a third of the size.
         # A dictionary gives up at 256 KiB instead of 1 MiB: a column of mostly distinct values (ids, hashes)
         # stops trying sooner, a quarter less time and smaller files (benchmarks/bench_extract.py). `_dlt_id`

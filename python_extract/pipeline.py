@@ -67,7 +67,7 @@ _GC_SAVED: List[Any] = []  # [thresholds before the first overlapping extraction
 
 @contextmanager
 def _fewer_gc_passes() -> Iterator[None]:
-    """Fewer collector passes while extracting: normalising allocates millions of short-lived dicts, and
+    """Fewer collector passes while extracting: normalizing allocates millions of short-lived dicts, and
     default thresholds make the collector the hot spot. The thresholds are process-wide, so overlapping
     runs (threads) share one scope: the first saves them, the last one out restores them, and the call
     leaves them as it found them whatever the order the runs end in."""
@@ -238,7 +238,7 @@ class Pipeline:
 
     def extract(self, data: Any, schema_contract: Any = None, refresh: Optional[str] = None,
                 **hints: Unpack[TableHints]) -> List[LoadPackage]:
-        """Extract and normalise `data` (what `run` takes: a resource, a source, a list of them, or items with
+        """Extract and normalize `data` (what `run` takes: a resource, a source, a list of them, or items with
         `table_name`; the same hints) into sealed load packages; nothing lands until `load`. dlt's extract ->
         normalize -> load sequence works unchanged: `normalize` has nothing left to do. Traced as dlt's: a
         trace of one `extract` step. `refresh`: as `run`'s; the tables are dropped or emptied when `load` lands."""
@@ -304,7 +304,7 @@ class Pipeline:
             self.state.pop("_load_id", None)
 
     def normalize(self, workers: int = 1) -> List[str]:
-        """dlt's normalize step, for its extract -> normalize -> load sequence: `extract` already normalised
+        """dlt's normalize step, for its extract -> normalize -> load sequence: `extract` already normalized
         into load packages, so this only answers which loads wait for `load` (their ids, oldest first)."""
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ConfigError(f"normalize: workers={workers!r} is not a positive integer")

@@ -7,7 +7,7 @@ pipeline's working directory so `sparkload pipeline trace NAME` shows it after t
     trace.steps[-1].step_exception          # None, or the one line the failed step raised
     print(trace)                            # "Run started at ... and COMPLETED in 2.31 seconds with 4 steps." ...
 
-A step is `extract` (extract and normalise: sparkload does both while it reads), `normalize` (nothing left
+A step is `extract` (extract and normalize: sparkload does both while it reads), `normalize` (nothing left
 to do: the same packages and row counts, as dlt reports them), `load` (landing, also of packages an earlier
 run left pending) and `run` (the whole call). `LoadInfo` is what `run` returns: dlt's, printed and as a dict. Reads and writes `<working dir>/trace.json`; raises
 `LocalStateError` when it cannot be written, `ConfigError` when there is no trace.

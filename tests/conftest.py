@@ -1,6 +1,6 @@
 """The fixtures every test folder shares: one embedded lakehouse and one SparkSession for the whole run, dbt
 invoked in-process (dbtRunner) on that session against integration_tests/ (`Dbt`, tests/support/dbt.py), and
-the run's servers (tests/deploy/servers.py).
+the run's servers (tests/support/shared_servers.py).
 
 Each test gets its own staging dataset and target schema (`names` fixture), so tests never see each
 other's tables although they share the lakehouse.
@@ -23,7 +23,7 @@ import pytest
 
 pytest.register_assert_rewrite("tests.support")  # the helpers' asserts explain themselves, as a conftest's do
 
-from .deploy.servers import connect_server, thrift_server  # noqa: E402,F401  (fixtures, shared by every test folder)
+from .support.shared_servers import connect_server, thrift_server  # noqa: E402,F401  (fixtures, shared by every test folder)
 from .support.dbt import DEPS_INSTALLED, SERVER_TARGETS, Dbt, Names, install_dbt_deps  # noqa: E402
 
 pytest_plugins = ["tests.support.run_setup", "tests.support.fast_tier", "tests.support.run_order", "tests.support.summary"]

@@ -8,15 +8,18 @@ import os
 import re
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 from typing import get_args
 
 import pytest
-from dbt_common.clients.jinja import get_dbt_macro_name, get_environment
+from dbt_common.clients.jinja import get_dbt_macro_name
 from dbt_common.exceptions.macros import MacroReturn
 
 from python_extract import contract
 from python_extract.errors import ConfigError
+
+from .support.macros import compiled
 
 pytestmark = pytest.mark.fast
 
@@ -30,8 +33,8 @@ def _raise_return(value):  # dbt's `return` (dbt/context/base.py)
 
 def render_contract(text: str):
     """What `sparkload_contract()` returns, rendered as dbt renders a macro."""
-    template = get_environment().from_string(text, globals={"return": _raise_return})
-    macro = getattr(template.module, get_dbt_macro_name("sparkload_contract"))
+    module = compiled(text).make_module(vars={"return": _raise_return})
+    macro = getattr(module, get_dbt_macro_name("sparkload_contract"))
     with pytest.raises(MacroReturn) as returned:
         macro()
     return returned.value.value
@@ -58,9 +61,9 @@ def _maintain_log_lines(vocabulary, report):
                          run_sparkload_maintenance=lambda relation, file_format, policy, dry_run: report)
     api = SimpleNamespace(Relation=SimpleNamespace(create=lambda **parts: parts))
     text = (ROOT / "macros" / "operations" / "sparkload_maintain.sql").read_text()
-    template = get_environment().from_string(text, globals={"context": sl, "api": api, "tojson": json.dumps,
-                                                            "log": lambda msg, info=False: logged.append(msg)})
-    getattr(template.module, get_dbt_macro_name("sparkload_maintain"))(["raw.t"], "delta")
+    module = compiled(text).make_module(vars={"context": sl, "api": api, "tojson": json.dumps,
+                                              "log": lambda msg, info=False: logged.append(msg)})
+    getattr(module, get_dbt_macro_name("sparkload_maintain"))(["raw.t"], "delta")
     return logged
 
 
@@ -184,6 +187,23 @@ def test_schema__every_data_type_of_the_contract_has_a_spark_and_an_arrow_type()
     assert set(contract.DLT_COLUMNS.values()) <= set(contract.DATA_TYPES)
 
 
+def test_schema__arrow_and_sqlalchemy_columns_take_the_data_type_the_contract_maps_their_values_to():
+    """The classifications derive from the one map: an Arrow column of a data type's own Arrow type has that data
+    type (json lands as text, so reads back as text), and a SQLAlchemy column that of its values' Python type."""
+    import sqlalchemy as sa
+
+    from python_extract.normalize.arrow import _dlt_type
+    from python_extract.normalize.schema import arrow_type
+    from python_extract.sources.sql_database.source import data_type as sql_data_type
+
+    assert {d: _dlt_type(arrow_type(d)) for d in contract.DATA_TYPES} == {**{d: d for d in contract.DATA_TYPES}, "json": "text"}
+    python_data_types = dict(contract.PYTHON_DATA_TYPES)
+    for column, values in ((sa.Boolean(), bool), (sa.BigInteger(), int), (sa.Float(), float), (sa.Numeric(10, 2), Decimal),
+                           (sa.DateTime(), dt.datetime), (sa.Date(), dt.date), (sa.JSON(), dict), (sa.Text(), str)):
+        assert sql_data_type(column) == python_data_types[values], column
+    assert sql_data_type(sa.Time()) is None and sql_data_type(sa.LargeBinary()) is None  # inferred from values
+
+
 @pytest.mark.parametrize("data_type, precision, scale, expected", [
     ("bigint", None, None, "bigint"), ("bigint", 1, None, "tinyint"), ("bigint", 8, None, "tinyint"), ("bigint", 9, None, "smallint"),
     ("bigint", 16, None, "smallint"), ("bigint", 32, None, "int"), ("bigint", 33, None, "bigint"), ("bigint", 64, None, "bigint"),
@@ -288,7 +308,7 @@ def render_macro(name: str, *args):
     ctx = {"return": _raise_return}
     ctx["context"] = ctx
     for path in (MACRO, SPEC_MACRO):
-        module = get_environment().from_string(path.read_text()).make_module(vars=ctx)
+        module = compiled(path.read_text()).make_module(vars=ctx)
         for attr in dir(module):
             if attr.startswith(get_dbt_macro_name("")):
                 ctx[attr[len(get_dbt_macro_name("")):]] = _returning(getattr(module, attr))

@@ -1,6 +1,6 @@
 """The docs hold together without a JVM: every relative link of README.md and docs/*.md reaches an
 existing file (and heading, for `#anchor` links), every docs page is linked from the README, every code
-block a test executes (through `tests/deploy/commands.py`) is found on exactly one page, and the
+block a test executes (through `tests/support/doc_commands.py`) is found on exactly one page, and the
 materialization reference lists exactly the model config keys of the contract (python_extract/contract.py)."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 
 from python_extract.contract import MODEL_CONFIG_KEYS
 
-from .deploy.commands import readme_block, readme_blocks
+from .support.doc_commands import readme_block, readme_blocks
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -67,7 +67,7 @@ def _block_lookups() -> Iterator[Tuple[str, str, list]]:
     """(test file, function, arguments) of every `readme_block`/`readme_blocks` call under tests/,
     arguments resolved through the module's string constants (`QUICKSTART = "..."`)."""
     for path in sorted((REPO / "tests").rglob("*.py")):
-        if path.name == "commands.py" or path == Path(__file__):  # where they are defined, and this check
+        if path.name == "doc_commands.py" or path == Path(__file__):  # where they are defined, and this check
             continue
         tree = ast.parse(path.read_text())
         constants: Dict[str, str] = {

@@ -98,7 +98,13 @@ def test_package_face__names_load_on_first_use_and_pipeline_stays_the_function()
         "assert lh.get_session.__module__ == 'python_extract.lakehouse.session' and set(lh.__all__) <= set(dir(lh))\n"
         "assert not [m for m in sys.modules if m.startswith('python_extract.runtime')]\n"
     )
-    for text in (code, lakehouse):
+    rest_api = (  # dlt's import path for the REST facade, as lazy as the package faces
+        "import sys, python_extract.sources.rest_api as ra\n"
+        "assert 'python_extract.sources.dlt_facades.rest_api' not in sys.modules\n"
+        "assert {'rest_api_source', 'rest_api_resources'} <= set(dir(ra))\n"
+        "assert ra.rest_api_source.__module__ == 'python_extract.sources.dlt_facades.rest_api'\n"
+    )
+    for text in (code, lakehouse, rest_api):
         done = subprocess.run([sys.executable, "-c", text], env={**os.environ, "PYTHONPATH": str(REPO)},
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr

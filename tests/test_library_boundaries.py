@@ -7,6 +7,8 @@
   (the lakehouse home) is passed in;
 - a library call leaves process-wide state as it found it: the extractor's GC thresholds, the JVM's quiet
   log option (on the JVM's command line, not in os.environ), the demo's environment.
+- one lazy-import mechanism (item 4): no module of the library or the adapter writes its own PEP 562
+  `__getattr__` / `__dir__`; a lazy package face is `python_extract.lazy.lazy_face`.
 
 The import rules walk every `import` statement's AST (relative imports resolved), so a function-level
 import counts too."""
@@ -79,6 +81,19 @@ def test_the_adapter_does_not_import_the_runtime_at_import_time():
 
 def test_source_plugins_do_not_import_the_lakehouse():
     assert offences(sorted((PACKAGE / "sources").rglob("*.py")), "python_extract.lakehouse") == []
+
+
+def hand_rolled_faces(files: List[Path]) -> List[str]:
+    """Each module-level `def __getattr__` / `def __dir__` of `files` (a lazy face written by hand)."""
+    return [f"{path}:{node.lineno} defines {node.name}" for path in files for node in ast.parse(path.read_text()).body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__getattr__", "__dir__")]
+
+
+def test_one_lazy_import_mechanism__no_module_writes_its_own_module_getattr(tmp_path):
+    hand_rolled = tmp_path / "face.py"
+    hand_rolled.write_text("def __getattr__(name):\n    raise AttributeError(name)\n")
+    assert hand_rolled_faces([hand_rolled]) == [f"{hand_rolled}:1 defines __getattr__"]  # the rule can fail
+    assert hand_rolled_faces(sorted(PACKAGE.rglob("*.py")) + sorted(ADAPTER.rglob("*.py"))) == []
 
 
 def test_overlapping_extractions_leave_the_gc_thresholds_as_they_found_them():

@@ -1,10 +1,10 @@
-"""The extractor: runs resources and streams their items, normalised and typed, into load packages.
+"""The extractor: runs resources and streams their items, normalized and typed, into load packages.
 
 For each resource in turn: bind its cursor arguments (`Incremental`, `DateWindows`) to its state, then run
 one pass per call of the resource (extract/pipe.py): its yields go through the pipe's steps (extract/steps.py:
 the user's maps and filters, marks, the incremental cursors, which may close the generator early when
 `row_order` allows, and `add_limit`) into the extractor of their item type (extract/extractors.py: Python
-objects or Arrow tables), which normalises, types and writes them to the current package. Which table an
+objects or Arrow tables), which normalizes, types and writes them to the current package. Which table an
 item goes to and the hints it takes is extract/tables.py. A resource with `write_disposition="replace"`
 starts from empty state (dlt). Date windows seal a package after every window that produced rows, carrying
 the state after that window; everything else goes into one package sealed at the end with the final state.

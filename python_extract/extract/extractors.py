@@ -1,10 +1,10 @@
 """One extractor per item type, as dlt's `ObjectExtractor` and `ArrowExtractor`: each takes the items of one
-resource pass (after its pipe steps, extract/steps.py) and writes them, normalised and typed, to the open
-load package. `ObjectExtractor` gathers dicts in batches per table and normalises a batch in Arrow at once
+resource pass (after its pipe steps, extract/steps.py) and writes them, normalized and typed, to the open
+load package. `ObjectExtractor` gathers dicts in batches per table and normalizes a batch in Arrow at once
 (row by row where Arrow cannot, or where a schema contract applies); `ArrowExtractor` writes Arrow tables as
 they come. Both check not-null columns as they write (the pass raises what they found at its end).
 
-Errors: `HintError` for a schema contract on Arrow tables; normalisation errors as normalize/ raises them.
+Errors: `HintError` for a schema contract on Arrow tables; normalization errors as normalize/ raises them.
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ class ObjectExtractor:
         return written
 
     def _write_batch(self, table: str, items: List[Any]) -> int:
-        """Normalise `items` of root `table` in Arrow at once; row by row where Arrow cannot (see
+        """Normalize `items` of root `table` in Arrow at once; row by row where Arrow cannot (see
         normalize/arrow_batch.py); row by row through the schema contract where a contract applies."""
         if table in self.contracts.filtered_tables:  # the schema contract discards the table's rows
             return 0
@@ -71,7 +71,7 @@ class ObjectExtractor:
         return len(items)
 
     def _write_arrow_batch(self, table: str, items: List[Any]) -> bool:
-        """The batch normalised in Arrow and written; False when Arrow cannot take it (nothing written)."""
+        """The batch normalized in Arrow and written; False when Arrow cannot take it (nothing written)."""
         res, schema, writer = self.res, self.schema, self.writer
 
         def child(name: str, parent: str) -> None:

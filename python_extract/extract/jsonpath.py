@@ -2,7 +2,7 @@
 `updated_at`, `meta.updated_at`, `items[0].ts`, `items[*].ts`, `"a.field"`, `$`.
 
 A path's value is its first match, as dlt's `find_values(path, row)[0]`; paths use source
-(un-normalised) field names. A path that is one plain field (`updated_at`, `$.updated_at`) is read with
+(un-normalized) field names. A path that is one plain field (`updated_at`, `$.updated_at`) is read with
 `row.get` and filters Arrow tables on whole columns (dlt's fast path, which leaves `$.` paths out).
 A path jsonpath-ng cannot parse raises `ValueError` naming it.
 """

@@ -105,7 +105,7 @@ class Recorder:
         self.kept: List[Any] = []
 
     def keep(self, item: Any) -> None:
-        self.kept.append(copy.deepcopy(item))  # a copy: normalisation changes the item in place
+        self.kept.append(copy.deepcopy(item))  # a copy: normalization changes the item in place
 
     def keep_arrow(self, data: Any) -> None:
         if data.num_rows:

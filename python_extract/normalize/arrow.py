@@ -1,11 +1,14 @@
 """Arrow tables yielded by resources, as dlt takes them: columns renamed with the naming convention,
 struct, list and map columns kept whole as one `json` column (JSON text; dlt does not flatten an Arrow
 table, unlike dicts), `_dlt_load_id` and `_dlt_id` added, and column types recorded in (or cast to)
-the schema. Rows are not split into child tables. Two columns whose names normalise alike raise
+the schema. Rows are not split into child tables. Two columns whose names normalize alike raise
 `ColumnNameCollision` (as dlt does for Arrow tables)."""
 from __future__ import annotations
 
-from ..contract import ID, LOAD_ID
+import functools
+from typing import Any, Callable, Tuple
+
+from ..contract import DATA_TYPES, ID, LOAD_ID
 from .coerce import json_text
 
 from .exceptions import ArrowColumnDoesNotFit, ColumnNameCollision
@@ -14,18 +17,36 @@ from .schema import Schema, arrow_type
 
 
 def _dlt_type(arrow_type_) -> str:
-    """The dlt data type of an Arrow type; "" for the null type (a column with no value yet)."""
+    """The dlt data type of an Arrow type: that of the contract's Arrow type of its family (`_families`); json for
+    a struct, list or map (kept whole as JSON text); "" for the null type (a column with no value yet); else text.
+
+    >>> import pyarrow as pa
+    >>> [_dlt_type(x) for x in (pa.int16(), pa.float32(), pa.timestamp("ns"), pa.list_(pa.int64()), pa.string())]
+    ['bigint', 'double', 'timestamp', 'json', 'text']
+    """
     import pyarrow.types as t
 
-    for is_type, data_type in (
-        (t.is_null, ""), (t.is_boolean, "bool"), (t.is_integer, "bigint"), (t.is_floating, "double"),
-        (t.is_decimal, "decimal"), (t.is_timestamp, "timestamp"), (t.is_date, "date"), (t.is_binary, "binary"),
-        (t.is_large_binary, "binary"), (t.is_struct, "json"), (t.is_list, "json"), (t.is_large_list, "json"),
-        (t.is_map, "json"),
-    ):
-        if is_type(arrow_type_):
-            return data_type
-    return "text"
+    if t.is_null(arrow_type_):
+        return ""
+    if any(is_nested(arrow_type_) for is_nested in (t.is_struct, t.is_list, t.is_large_list, t.is_map)):
+        return "json"
+    return next((data_type for is_family, data_type in _families() if is_family(arrow_type_)), "text")
+
+
+@functools.lru_cache(maxsize=None)
+def _families() -> Tuple[Tuple[Callable[[Any], bool], str], ...]:
+    """(predicate, dlt data type) of each Arrow family a column takes as a typed value (any width of an integer or
+    a float, any unit or zone of a timestamp, date32 and date64, binary and large binary), the data type being the
+    one whose Arrow type in the contract's map (schema.arrow_type) is of the family."""
+    import pyarrow.types as t
+
+    families = (t.is_boolean, t.is_integer, t.is_floating, t.is_decimal, t.is_timestamp, t.is_date,
+                lambda x: t.is_binary(x) or t.is_large_binary(x))
+    found = []
+    for is_family in families:
+        (data_type,) = [d for d in DATA_TYPES if is_family(arrow_type(d))]  # one data type per family
+        found.append((is_family, data_type))
+    return tuple(found)
 
 
 def _arrow_size(arrow_type_) -> dict:
@@ -68,7 +89,7 @@ def _json_column(column):
 
 
 def _named_columns(data, table: str):
-    """(name, array) pairs with names normalised."""
+    """(name, array) pairs with names normalized."""
     out, sources = [], {}
     for i, field in enumerate(data.schema):
         name = normalize_path(field.name)
@@ -98,7 +119,7 @@ def encode_nested(data):
 def normalize_arrow(data, schema: Schema, table: str, load_id: str, encode: bool = True):
     """`data` renamed, typed as `schema` says (which records new columns) and stamped. With `encode=False`
     the struct, list and map columns are left as they are, typed `json` in the schema, for the package
-    writer's threads to encode (`encode_nested`) beside the next batch's normalisation."""
+    writer's threads to encode (`encode_nested`) beside the next batch's normalization."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

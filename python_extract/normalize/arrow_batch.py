@@ -1,4 +1,4 @@
-"""The relational normaliser for a batch of items at once, in Arrow: the fast path of the extractor.
+"""The relational normalizer for a batch of items at once, in Arrow: the fast path of the extractor.
 
 Same output as `normalize_item` + `Schema.coerce_row` row by row (the reference path): `parent__child`
 columns, child tables `table__field` (lists of lists through `<child>__list`) with `_dlt_parent_id`,
@@ -10,7 +10,7 @@ float make a double; an int and a Decimal a decimal; a date and a datetime a dat
 binary). Where the first value of a new column decides what dlt does, it is looked up in the items;
 whatever cannot be expressed exactly (a type clash that needs a coercion or a variant column, a
 collision of names, a user `_dlt_id`, dates and binary, values Arrow rejects) returns None, and the
-caller normalises that batch row by row.
+caller normalizes that batch row by row.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class _Fallback(Exception):
 def normalize_batch(items: List[Any], table: str, load_id: str, schema: Schema,
                     on_table: Callable[[str, str], None]) -> Optional[Tables]:
     """{table: Arrow table} for `items` of root table `table` (registered), children announced with
-    `on_table(child, parent)`; None when the batch must be normalised row by row."""
+    `on_table(child, parent)`; None when the batch must be normalized row by row."""
     try:
         struct = pa.array(items)
     except (pa.ArrowException, OverflowError, TypeError, ValueError):

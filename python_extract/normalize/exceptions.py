@@ -1,9 +1,9 @@
-"""Errors of normalisation: bad data that must not land. The extractor wraps each into
+"""Errors of normalization: bad data that must not land. The extractor wraps each into
 `PipelineStepFailed("extract", ...)`, which adds the load id; nothing of that load lands and no cursor moves.
 
     SparkloadError
     └── NormalizeError
-        ├── ColumnNameCollision      two keys of one item normalise to the same column
+        ├── ColumnNameCollision      two keys of one item normalize to the same column
         ├── NullInNotNullColumn      rows with NULL (or no value) in a primary_key / merge_key /
         │                            nullable=False column, or without that column at all (a misspelt key)
         ├── CannotCoerceColumn       a value fits neither its column nor that column's variant
@@ -17,7 +17,7 @@ from ..errors import SparkloadError, did_you_mean
 
 
 class NormalizeError(SparkloadError):
-    """Data that cannot be normalised as the schema says."""
+    """Data that cannot be normalized as the schema says."""
 
 
 class ColumnNameCollision(NormalizeError):

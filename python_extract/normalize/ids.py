@@ -1,7 +1,7 @@
 """Row ids (`_dlt_id`): 14 base64 characters (84 bits), as dlt's.
 
 - a root row gets a random id (`os.urandom`, never a seeded generator);
-- a child row gets an id derived from (its parent's id, its table, its list index), so normalising
+- a child row gets an id derived from (its parent's id, its table, its list index), so normalizing
   the same item twice (with the same root id) links the same children. `child_id` (one row) and
   `child_ids` (a whole Arrow column at once) compute the same function: a splitmix64 mix of the
   parent id's bytes, a digest of the table name and the index.

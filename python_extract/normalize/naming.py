@@ -4,7 +4,7 @@ Steps, as dlt: `+ *` -> `x`, `-` -> `_`, `@` -> `a`, `|` -> `l`; any other run o
 characters -> `_`; camelCase breaks get `_`; lower case; a leading digit gets a `_` prefix; trailing
 `_`s become `x`s; runs of `_` collapse to one (so a name never contains the nesting separator `__`);
 an empty name becomes `_empty`. Keys of items and table names are *paths*: `a__b` keeps its nesting
-separator (each part normalised), as dlt's `normalize_path`, so the key `x__y` names the same column as
+separator (each part normalized), as dlt's `normalize_path`, so the key `x__y` names the same column as
 `{"x": {"y": ...}}`.
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ def normalize_identifier(name: str) -> str:
 
 @lru_cache(maxsize=65536)
 def normalize_path(name: str) -> str:
-    """A key or table name split at `__`, each part normalised: `a__b` -> `a__b`, `__x` -> `x`, `A__B C` -> `a__b_c`.
+    """A key or table name split at `__`, each part normalized: `a__b` -> `a__b`, `__x` -> `x`, `A__B C` -> `a__b_c`.
 
     >>> normalize_path("Order__Lines")
     'order__lines'
@@ -56,5 +56,5 @@ def normalize_path(name: str) -> str:
 
 
 def path_name(*parts: str) -> str:
-    """Join already-normalised parts with the nesting separator: ('order', 'items') -> order__items."""
+    """Join already-normalized parts with the nesting separator: ('order', 'items') -> order__items."""
     return NESTING.join(parts)

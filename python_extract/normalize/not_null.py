@@ -1,6 +1,6 @@
 """NULL keys: rows with NULL (or no value) in a column that must not be NULL — a `primary_key` or
 `merge_key` column, or one hinted `nullable=False` — are counted per table and column while a resource
-is normalised; `raise_if_any` then fails the extraction before anything is sealed, so nothing of the
+is normalized; `raise_if_any` then fails the extraction before anything is sealed, so nothing of the
 load lands and no cursor moves. A column the failing rows do not have at all (a misspelt `primary_key`)
 is reported as missing, with the table's closest column.
 
@@ -47,7 +47,7 @@ class NotNullCheck:
                 self._count(table, column, 1, column in absent)
 
     def arrow(self, table: str, data: Any, had_column: Optional[Callable[[str], bool]] = None) -> None:
-        """`had_column(column)`: for Arrow normalised from dicts, whether the dicts had a column that is absent
+        """`had_column(column)`: for Arrow normalized from dicts, whether the dicts had a column that is absent
         here (Arrow drops a column of NULLs only); without it an absent column is missing from every row."""
         for column in self.required(table):
             names = data.column_names

@@ -1,7 +1,7 @@
-"""dlt's relational normaliser: one nested item becomes rows of a root table and its child tables.
+"""dlt's relational normalizer: one nested item becomes rows of a root table and its child tables.
 
 - an item that is not a dict is wrapped as `{"value": item}` (dlt);
-- nested dicts flatten into the parent row as `parent__child` columns; keys are normalised as paths,
+- nested dicts flatten into the parent row as `parent__child` columns; keys are normalized as paths,
   so the key `a__b` and `{"a": {"b": ...}}` name the same column `a__b`;
 - lists become child tables `table__field`, one row per element, linked by `_dlt_parent_id` (the parent
   row's `_dlt_id`), `_dlt_list_idx` and `_dlt_root_id`: a dict element is a row, a scalar a row with a
@@ -9,11 +9,11 @@
   (dlt's lists of lists: `{"m": [[1, 2], [3]]}` gives `t__m` with two rows and `t__m__list` with three);
 - every row carries `_dlt_load_id` (children too, a deliberate deviation from dlt: the dbt side
   filters every table by load) and a unique `_dlt_id`: random for root rows, derived from
-  (parent id, table, index) for child rows, so normalising the same item twice links the same children;
+  (parent id, table, index) for child rows, so normalizing the same item twice links the same children;
 - nesting stops after `max_nesting` levels (counted as dlt counts them: a list of lists costs a level
   more) and at columns typed `json`: what remains stays a dict or list, typed `json`.
 
-Two keys of one dict that normalise to the same column (`id` and `ID`, `a_b` and `aB`, `x__y` and
+Two keys of one dict that normalize to the same column (`id` and `ID`, `a_b` and `aB`, `x__y` and
 `{"x": {"y"}}`) raise `ColumnNameCollision`: dlt keeps one of the values silently (on purpose, we don't).
 
 Yields `(table, row)` with parent rows before their children.

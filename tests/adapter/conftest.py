@@ -4,7 +4,7 @@ overrides only what Spark needs (file formats, SQL dialect, expected types), wit
 
 Targets: every class runs once per target, all `type: sparkload` on the run's one lakehouse:
 - `embedded`: this process's SparkSession (the session fixture `spark`);
-- `thrift`: `method: thrift` through the run's thrift server (`tests/deploy/servers.py`);
+- `thrift`: `method: thrift` through the run's thrift server (`tests/support/shared_servers.py`);
 - `connect`: `method: connect` through the run's Spark Connect server (`connect_server`, same file): pyspark's
   gRPC client in this process, beside its JVM.
 `--dbt-targets embedded` (or SPARKLOAD_DBT_TARGETS) limits the run as for the rest of tests/.

@@ -18,8 +18,8 @@ from dbt.tests.adapter.incremental.test_incremental_predicates import BaseIncrem
 from dbt.tests.adapter.incremental.test_incremental_unique_id import BaseIncrementalUniqueKey
 from dbt.tests.util import check_relations_equal, run_dbt
 
-from . import strategies
-from .merged import merged_files
+from ..support import strategy_scenarios as strategies
+from ..support.adapter_merged_project import merged_files
 
 pytestmark = [pytest.mark.default_format, pytest.mark.each_format]  # merges and schema changes: the format's own (sync_all_columns on Delta)
 

@@ -10,7 +10,7 @@ from dbt.tests.adapter.unit_testing.test_quoted_reserved_word_column_names impor
 )
 from dbt.tests.adapter.unit_testing.test_types import BaseUnitTestingTypes
 
-from .merged import merged_files
+from ..support.adapter_merged_project import merged_files
 
 pytestmark = pytest.mark.default_format  # dbt's suite on the default format, as dbt-spark runs it (docs/testing.md)
 

@@ -1,6 +1,6 @@
 """dbt-tests-adapter `utils`: the cross-database macros (dbt-spark's tests/functional/adapter/utils/).
 
-Every class whose whole check is "`dbt build` passes" runs inside one project (merged.py): the same
+Every class whose whole check is "`dbt build` passes" runs inside one project (tests/support/adapter_merged_project.py): the same
 seeds, models and equality tests, one dbt invocation. Classes with their own checks run alone.
 """
 from __future__ import annotations
@@ -49,7 +49,7 @@ from dbt.tests.adapter.utils.test_split_part import BaseSplitPart
 from dbt.tests.adapter.utils.test_string_literal import BaseStringLiteral
 from dbt.tests.adapter.utils.test_validate_sql import BaseValidateSqlMethod
 
-from .merged import merged_files
+from ..support.adapter_merged_project import merged_files
 
 pytestmark = pytest.mark.default_format  # dbt's suite on the default format, as dbt-spark runs it (docs/testing.md)
 

@@ -21,6 +21,7 @@ from ..support.staging import staged
 
 VENVS = Path(os.environ.get("SPARKLOAD_CONNECTORS_CACHE", Path.home() / ".cache" / "sparkload" / "connectors"))
 HERE = Path(__file__).parent
+KILLER = HERE.parent / "support" / "killing_connector.py"
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +103,7 @@ def test_faker__lands_streams_passes_state_back_and_stores_the_last_state(faker,
 
 def _killing(tmp_path, faker, monkeypatch, **env) -> str:
     wrapper = tmp_path / "faker-killed"
-    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} {HERE / 'killing_connector.py'} \"$@\"\n")
+    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} {KILLER} \"$@\"\n")
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
     # through monkeypatch: a variable set here must not outlive the test (FAIL_WITH made a later test's kill a TRACE error)
     for key, value in {"REAL_CONNECTOR": str(faker), **env, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}.items():

@@ -1,5 +1,5 @@
 """An incremental real connector from PyPI end to end: airbyte-source-senseforce 0.1.15, its `backend_url` on the
-local API of tests/parity_airbyte/senseforce_api.py, run by `sparkload run` from a pipeline file into the
+local API of tests/support/senseforce_api.py, run by `sparkload run` from a pipeline file into the
 lakehouse. Run 1: the connector is SIGKILLed mid-stream (after its 5th record, before that window's STATE):
 the run fails with one line, the windows before the kill are in the staging table, the 5th record is not.
 Run 2: the connector unharmed, from the kept state. Run 3: a new row and an updated one, from run 2's state.
@@ -17,9 +17,10 @@ import yaml
 from python_extract.cli import main as sparkload
 from python_extract.sources.airbyte.connector import install
 
-from ..parity_airbyte.senseforce_api import PACKAGE, ROWS, VENVS, VERSION, SenseforceApi, SenseforceServer, config_of, ms, row
+from ..support.senseforce_api import PACKAGE, ROWS, VENVS, VERSION, SenseforceApi, SenseforceServer, config_of, ms, row
 
 HERE = Path(__file__).parent
+KILLER = HERE.parent / "support" / "killing_connector.py"
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +32,7 @@ def test_senseforce__killed_mid_stream_keeps_its_windows_then_two_runs_complete_
         connector, lakehouse, names, spark, tmp_path, capsys):
     killed = tmp_path / "senseforce-killed"
     killed.write_text(f"#!/bin/sh\nREAL_CONNECTOR={connector} KILL_AFTER_RECORDS=5 FAIL_WITH= exec {sys.executable} "
-                      f"{HERE / 'killing_connector.py'} \"$@\"\n")
+                      f"{KILLER} \"$@\"\n")
     killed.chmod(killed.stat().st_mode | stat.S_IEXEC)
 
     def pipeline_file(api: SenseforceApi, **where) -> str:

@@ -19,8 +19,8 @@ from python_extract.errors import ConfigError  # noqa: E402
 from python_extract.sources.airbyte.manifest import ManifestSource  # noqa: E402
 from python_extract.sources.registry import SourceConfigError, get_plugin, resolve_config  # noqa: E402
 
-from ..deploy.commands import readme_block  # noqa: E402
-from ..parity_airbyte.connector_api import ConnectorApi, ConnectorServer, Route  # noqa: E402
+from ..support.doc_commands import readme_block  # noqa: E402
+from ..support.airbyte_connector_api import ConnectorApi, ConnectorServer, Route  # noqa: E402
 from ..support.staging import staged  # noqa: E402
 
 SECTION = "Run an Airbyte low-code manifest"
@@ -159,7 +159,7 @@ def test_manifest__a_stream_the_cdk_cannot_build_is_refused_with_the_cdks_reason
 
 
 def test_manifest__a_custom_python_component_is_refused_naming_it_before_the_cdk_imports_anything():
-    from ..parity_airbyte.manifests import wheel
+    from ..support.airbyte_manifests import wheel
 
     with zipfile.ZipFile(wheel("airbyte-source-prestashop==1.0.4")) as archive:  # a real connector with components.py
         manifest = yaml.safe_load(archive.read("source_prestashop/manifest.yaml"))

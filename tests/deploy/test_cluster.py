@@ -22,13 +22,13 @@ from python_extract.runtime.processes import free_port
 
 from ..support.dbt import Dbt
 from ..support.paths import REPO
-from ..lakehouse.s3 import shared_s3_server, without_aws_env
+from ..support.s3_server import shared_s3_server, without_aws_env
 from ..support.postgres import PostgresServer
-from .commands import Foreground, command_line, readme_blocks
+from ..support.doc_commands import Foreground, command_line, readme_blocks
 
 pytestmark = pytest.mark.each_format  # the catalog on PostgreSQL is each format's own (a Hive metastore for Delta)
 
-PIPELINE = Path(__file__).with_name("cluster_pipeline.py")
+PIPELINE = Path(__file__).parents[1] / "support" / "cluster_pipeline.py"
 THRIFT_APP = "sparkload thrift server"
 
 

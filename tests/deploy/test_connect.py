@@ -26,8 +26,8 @@ from ..support.skeleton import LOAD_1, LOAD_2
 from ..support.skeleton import customers_pipeline as _pipeline
 from ..support.skeleton import run_customers as _run
 from ..support.tables import rows
-from .commands import Foreground, readme_block
-from .servers import ConnectServer
+from ..support.doc_commands import Foreground, readme_block
+from ..support.shared_servers import ConnectServer
 
 REPO = Path(__file__).resolve().parents[2]
 SECTION = "Spark Connect"

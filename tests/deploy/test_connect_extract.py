@@ -21,8 +21,8 @@ from python_extract.runtime.processes import free_port
 
 from ..support.skeleton import LOAD_1, LOAD_2
 from ..support.tables import rows
-from .commands import Foreground, command_line, readme_block
-from .servers import ConnectServer
+from ..support.doc_commands import Foreground, command_line, readme_block
+from ..support.shared_servers import ConnectServer
 
 SECTION = "Spark Connect"
 UPSERTED = [

@@ -5,7 +5,7 @@ dbt-databricks 1.10.9 is the only release that installs beside dbt-core 1.11 / d
 from __future__ import annotations
 
 from ..support.paths import REPO
-from .commands import readme_block
+from ..support.doc_commands import readme_block
 
 PROFILE = """dbx:
   target: dev

@@ -16,7 +16,7 @@ import pytest
 
 from python_extract.runtime.processes import SparkProcess, SparkProcessError, free_port, port_open
 
-from .commands import REPO, _descendants, alive, started_at
+from ..support.doc_commands import REPO, _descendants, alive, started_at
 
 LISTEN = "import socket, time; s = socket.socket(); s.bind(('127.0.0.1', {port})); s.listen(); time.sleep(600)"
 IGNORE_TERM = "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); " + LISTEN
@@ -87,7 +87,7 @@ def test_killed_pytest__its_thrift_server_and_jvms_die_with_it(tmp_path):
     env = {**os.environ, "SPARKLOAD_MARKER": str(marker), "SPARKLOAD_HOME": str(tmp_path / "lake")}
     env.pop("SPARKLOAD_DBT_TARGETS", None)
     run = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(REPO),
-                            "tests/deploy/killed_run_child.py"], cwd=REPO, env=env,
+                            "tests/support/killed_run_child.py"], cwd=REPO, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 600
     while not marker.exists():

@@ -2,7 +2,7 @@
 then a fresh dbt project assembled from the docs' blocks that installs the package (its `git:` entry
 becomes `local:`, the one change: there is no network) and runs with `type: spark` over the wire, through
 the run's thrift server, itself started with the "Thrift server" command of docs/deployments.md
-(tests/deploy/servers.py) and reached with that section's profile. Blocks are found by section title in
+(tests/support/shared_servers.py) and reached with that section's profile. Blocks are found by section title in
 README.md and docs/*.md (`readme_block`); tests/test_docs.py checks, without a JVM, that each exists once."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from python_extract.lakehouse import session_format
 
 from ..support.paths import REPO
 from ..support.tables import rows
-from .commands import readme_block
+from ..support.doc_commands import readme_block
 
 pytestmark = pytest.mark.each_format  # the format changes what this tests (docs/testing.md)
 

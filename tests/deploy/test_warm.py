@@ -25,7 +25,7 @@ from ..support.skeleton import LOAD_1, LOAD_2
 from ..support.skeleton import customers_pipeline as _pipeline
 from ..support.skeleton import run_customers as _run
 from ..support.tables import rows
-from .commands import alive, port_held_for, readme_block, started_at
+from ..support.doc_commands import alive, port_held_for, readme_block, started_at
 
 
 PROFILE = "sparkload_integration_tests"

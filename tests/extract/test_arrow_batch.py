@@ -1,4 +1,4 @@
-"""The Arrow batch normaliser (the fast path) gives the same tables, columns, types and links as the
+"""The Arrow batch normalizer (the fast path) gives the same tables, columns, types and links as the
 row-by-row reference path, and hands back every batch it cannot express exactly (pure Python)."""
 from __future__ import annotations
 

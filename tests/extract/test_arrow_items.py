@@ -110,8 +110,8 @@ def test_package_parts__hold_every_row_in_order_with_statistics_on_the_load_id_a
     assert stats["repo"] is None  # text (here a struct's JSON): its min/max is costly and read by nothing
 
 
-def test_package_parts__nested_columns_left_by_the_normaliser_are_encoded_on_the_writer_threads(tmp_path):
-    """The extractor normalises with encode=False: struct columns reach the package writer whole and its
+def test_package_parts__nested_columns_left_by_the_normalizer_are_encoded_on_the_writer_threads(tmp_path):
+    """The extractor normalizes with encode=False: struct columns reach the package writer whole and its
     threads write them as the same JSON text normalize_arrow would (batches with different struct fields
     in one part too)."""
     schema = Schema("s")

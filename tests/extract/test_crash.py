@@ -15,11 +15,11 @@ import pytest
 import python_extract as sl
 
 from ..support.staging import unregistered_folders
-from .crash_child import LINKED_NOT_COMMITTED, events
+from ..support.crash_child import LINKED_NOT_COMMITTED, events
 
 BOUNDARIES = {
     "after_extract": "extract_done",
-    "after_normalise": "package_sealed",
+    "after_normalize": "package_sealed",
     "after_some_tables": LINKED_NOT_COMMITTED,   # one table landed, the next one's files linked, not committed
     "after_all_tables_before_dlt_loads": "state_written",
     "after_dlt_loads": "load_completed",
@@ -42,7 +42,7 @@ def killed_runs(lakehouse, spark, tmp_path_factory):
     children = {}
     for boundary, event in BOUNDARIES.items():
         pipelines_dir = base / boundary
-        cmd = [sys.executable, "-m", "tests.extract.crash_child", str(lakehouse.home), _dataset(boundary),
+        cmd = [sys.executable, "-m", "tests.support.crash_child", str(lakehouse.home), _dataset(boundary),
                str(pipelines_dir), event, "20"]
         children[boundary] = (subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), pipelines_dir)
     done = {}

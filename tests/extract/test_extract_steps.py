@@ -95,7 +95,7 @@ def test_recorder__replays_the_kept_pages_in_order_as_copies():
         recorder.end_page(as_list=False)
         recorder.keep_arrow(pa.table({"u": []}))  # an Arrow table the cursors emptied is not kept
         recorder.end_page(as_list=False)
-        item["a"].append(2)  # normalisation changes an item in place after it was kept
+        item["a"].append(2)  # normalization changes an item in place after it was kept
         assert list(Recorder.replay(file)) == [[{"a": [1]}], {"b": 2}]
 
 

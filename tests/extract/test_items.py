@@ -1,7 +1,7 @@
 """What a resource yields, as dlt takes it (issue 19 items 2-3; the same inputs are compared with the real
 dlt in tests/parity_extract): a yielded None is dropped, a yielded list is a page of items, an item that
 is not a dict becomes a row with a `value` column (a list or tuple item a child table `<table>__value`),
-and a None inside a page is an item: a row with no values. Two keys of one item that normalise to one
+and a None inside a page is an item: a row with no values. Two keys of one item that normalize to one
 column fail the load, naming both keys (dlt keeps one value silently)."""
 from __future__ import annotations
 

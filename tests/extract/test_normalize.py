@@ -1,4 +1,4 @@
-"""dlt's relational normalisation, without Spark: nested dicts flatten, lists become child tables."""
+"""dlt's relational normalization, without Spark: nested dicts flatten, lists become child tables."""
 from __future__ import annotations
 
 import pytest

@@ -83,7 +83,7 @@ def test_nullable_false_column_hint__is_checked_like_a_key(pipe):
 def test_null_keys__dlt_fails_the_same_load(tmp_path):
     import dlt
 
-    from tests.parity_extract.sides import DltSide
+    from tests.support.extract_sides import DltSide
 
     side = DltSide(tmp_path, "null_keys")
     for name, hints in (("pk", {"primary_key": "id"}), ("mk", {"merge_key": "id", "write_disposition": "merge"})):

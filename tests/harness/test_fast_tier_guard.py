@@ -18,6 +18,9 @@ pytestmark = pytest.mark.fast
 pytest_plugins = ["pytester"]
 
 PLUGIN = Path(__file__).resolve().parents[1] / "support" / "fast_tier.py"
+# the inner runs need no hypothesis plugin: at a run's end it imports hypothesis, anew in each run (pytester forgets
+# the modules a run imported) and, under PYTHONDONTWRITEBYTECODE, with its asserts rewritten again: about 2 s a run
+INNER = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
 
 def fast(code: str) -> str:
@@ -39,7 +42,7 @@ def test_guard__a_test_starting_a_spark_session_fails_naming_it(fast_tier):
             from pyspark.sql import SparkSession
             SparkSession.builder.master("local[1]").getOrCreate()
     """)})
-    result = fast_tier.runpytest_subprocess("-p", "no:cacheprovider")
+    result = fast_tier.runpytest_subprocess(*INNER)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*JvmStarted*test_starts_spark*started a JVM*"])
 
@@ -53,7 +56,7 @@ def test_guard__a_test_that_swallows_the_refusal_still_fails(fast_tier):
             except BaseException:
                 pass
     """)})
-    result = fast_tier.runpytest_subprocess("-p", "no:cacheprovider")
+    result = fast_tier.runpytest_subprocess(*INNER)
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*test_hides_it started a JVM (the test caught the refusal)*"])
 
@@ -70,7 +73,7 @@ def test_guard__a_subprocess_cannot_start_java(fast_tier):
             assert done.returncode != 0, done.stderr
             assert "the-fast-tier-starts-no-jvm" in done.stderr
     """)})
-    fast_tier.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    fast_tier.runpytest_inprocess(*INNER).assert_outcomes(passed=1)
 
 
 def test_guard__an_execution_tier_fixture_is_a_usage_error_before_any_test_runs(fast_tier):
@@ -85,7 +88,7 @@ def test_guard__an_execution_tier_fixture_is_a_usage_error_before_any_test_runs(
         def test_wants_spark(spark):
             pass
     """), "subject/test_execution_wants_spark": "def test_execution(spark): pass"})
-    result = fast_tier.runpytest_inprocess("-p", "no:cacheprovider")
+    result = fast_tier.runpytest_inprocess(*INNER)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*the fast tier (tests marked fast) runs without a JVM*", "*test_wants_spark uses spark*"])
     assert "test_execution_wants_spark" not in result.stderr.str()  # an unmarked test of the folder may use it
@@ -94,7 +97,7 @@ def test_guard__an_execution_tier_fixture_is_a_usage_error_before_any_test_runs(
 def test_order__the_fast_tier_runs_before_every_other_test(fast_tier):
     fast_tier.makepyfile(**{"subject/test_a_first_by_name": "def test_execution(): pass",
                             "subject/test_z_last_by_name": fast("def test_fast(): pass")})
-    result = fast_tier.runpytest_inprocess("-p", "no:cacheprovider", "-v")
+    result = fast_tier.runpytest_inprocess(*INNER, "-v")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*subject/test_z_last_by_name.py::test_fast PASSED*",
                                  "*subject/test_a_first_by_name.py::test_execution PASSED*"])
@@ -103,6 +106,6 @@ def test_order__the_fast_tier_runs_before_every_other_test(fast_tier):
 def test_select__dash_m_fast_imports_no_module_of_the_execution_tier(fast_tier):
     fast_tier.makepyfile(**{"subject/test_execution": "raise ImportError('an execution module was imported')",
                             "subject/test_rules": fast("def test_rule(): pass")})
-    result = fast_tier.runpytest_inprocess("-p", "no:cacheprovider", "-m", "fast")
+    result = fast_tier.runpytest_inprocess(*INNER, "-m", "fast")
     result.assert_outcomes(passed=1)
     assert "an execution module was imported" not in result.stdout.str()

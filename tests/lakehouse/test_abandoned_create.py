@@ -15,6 +15,17 @@ pytestmark = pytest.mark.fast
 NOT_REGISTERED = lambda: False  # noqa: E731
 
 
+def aging(folder, waits):
+    """A `sleep` that lets `s` seconds pass for the folder without waiting: it notes `s` in `waits` and moves the
+    modification time of every path under `folder` `s` seconds back (the age the function reads)."""
+    def sleep(s):
+        waits.append(s)
+        for path in (folder, *folder.rglob("*")):
+            stat = path.stat()
+            os.utime(path, (stat.st_atime - s, stat.st_mtime - s))
+    return sleep
+
+
 def _error(folder) -> str:
     return ("[DELTA_CREATE_TABLE_WITH_NON_EMPTY_LOCATION] Cannot create table ('`s`.`t`'). The associated location "
             f"('file:{folder}') is not empty and also not a Delta table.")
@@ -25,7 +36,7 @@ def test_an_empty_delta_log_without_a_version__is_removed_after_a_few_seconds(tm
     (folder / "_delta_log").mkdir(parents=True)
     (folder / "_delta_log" / ".00000000000000000000.json.1b2c.tmp").write_text("{")
     waits = []
-    assert clear_abandoned_create(_error(folder), NOT_REGISTERED, sleep=lambda s: (waits.append(s), time.sleep(s)))
+    assert clear_abandoned_create(_error(folder), NOT_REGISTERED, sleep=aging(folder, waits))
     assert not folder.exists() and 4 < sum(waits) < 7  # a creation that only started: 5 s, not the whole grace
 
 
@@ -35,7 +46,7 @@ def test_data_files_without_a_version__are_removed_once_they_are_older_than_the_
     part = folder / "part-00000.parquet"
     part.write_bytes(b"PAR1")
     waits = []
-    assert clear_abandoned_create(_error(folder), NOT_REGISTERED, grace=0.3, sleep=lambda s: (waits.append(s), time.sleep(s)))
+    assert clear_abandoned_create(_error(folder), NOT_REGISTERED, grace=0.3, sleep=aging(folder, waits))
     assert not folder.exists() and waits  # it waited for the file to age first
     old = tmp_path / "u"
     old.mkdir()

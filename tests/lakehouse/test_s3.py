@@ -21,7 +21,7 @@ import pytest
 
 from ..support.dbt import Names
 from ..support.paths import REPO
-from .s3 import SECRET_KEY, shared_s3_server, without_aws_env
+from ..support.s3_server import SECRET_KEY, shared_s3_server, without_aws_env
 
 pytestmark = [pytest.mark.each_format,  # the format changes what this tests (docs/testing.md)
               pytest.mark.extended]  # make test-all only (docs/testing.md)
@@ -46,7 +46,7 @@ class Scenario:
         self.output: List[str] = []
 
     def start(self, phase: str) -> subprocess.Popen:
-        process = subprocess.Popen([sys.executable, "-m", "tests.lakehouse.s3_scenario", phase, self.names.staging,
+        process = subprocess.Popen([sys.executable, "-m", "tests.support.s3_scenario", phase, self.names.staging,
                                     self.names.target], cwd=REPO, env=self.env, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
         self.watchdog.guard_group(process.pid)  # with its JVM, gone even if this pytest is killed

@@ -97,7 +97,7 @@ def test_delta_change_data_feed__the_model_config_turns_it_on_for_an_existing_ta
     assert len(_history(spark, target)) == altered
 
 
-def test_delta_column_names__names_delta_refuses_are_normalised_before_they_reach_it(spark, stage, names):
+def test_delta_column_names__names_delta_refuses_are_normalized_before_they_reach_it(spark, stage, names):
     stage.load([{"id": 1, "First Name": "Ann", "a;b (c)": 2, "tab\tx=y": "z"}], table="odd_names")
     columns = [f.name for f in spark.table(f"{names.staging}.odd_names").schema.fields]
     assert {"first_name", "a_b_cx", "tab_x_y"} <= set(columns), columns  # dlt's snake_case: a trailing _ becomes x

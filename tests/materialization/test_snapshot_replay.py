@@ -149,7 +149,7 @@ def test_snapshot_replay__the_docs_example_lands_and_replays_as_shown(spark, sta
     import yaml
 
     from python_extract.sources.registry import get_plugin, resolve_config
-    from tests.deploy.commands import readme_block, readme_blocks
+    from tests.support.doc_commands import readme_block, readme_blocks
 
     # the three exports, each file with the name its block gives
     for block in [b for b in readme_blocks(SECTION) if b.startswith("# data/customers/")]:

@@ -15,8 +15,8 @@ from typing import Dict, List
 import pytest
 
 from ..support.summary import add_summary
-from .judge import DIFFERS, IDENTICAL, ON_PURPOSE, Verdict, judge
-from .scenario import Scenario
+from ..support.parity_judge import DIFFERS, IDENTICAL, ON_PURPOSE, Verdict, judge
+from ..support.parity_scenario import Scenario
 
 _verdicts: Dict[str, Verdict] = {}
 _timing: List[str] = []
@@ -54,8 +54,8 @@ def cpu_seconds(spark, since=None):
 
 @pytest.fixture(scope="session")
 def parity(request, spark, lakehouse, tmp_path_factory) -> Dict[str, Verdict]:
-    from .dlt_side import run_in_background
-    from .spark_side import SparkBatch
+    from ..support.parity_dlt_side import run_in_background
+    from ..support.parity_spark_side import SparkBatch
 
     scenarios = selected_scenarios(request.session)
     work = tmp_path_factory.mktemp("parity")

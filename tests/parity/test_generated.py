@@ -1,11 +1,11 @@
-"""Random load sequences (generated.py) through the real dlt and through sparkload; a differing
+"""Random load sequences (tests/support/parity_generated.py) through the real dlt and through sparkload; a differing
 example prints its scenario literal, to keep as a case."""
 from __future__ import annotations
 
 import pytest
 
-from .generated import GENERATED, as_literal
-from .judge import DIFFERS
+from ..support.parity_generated import GENERATED, as_literal
+from ..support.parity_judge import DIFFERS
 
 
 @pytest.mark.parametrize("scenario", GENERATED, ids=[s.name for s in GENERATED])

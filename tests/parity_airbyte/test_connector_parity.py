@@ -34,7 +34,7 @@ from python_extract.sources.airbyte.connector import ConnectorError, install  # 
 from python_extract.sources.registry import get_plugin, resolve_config  # noqa: E402
 from python_extract.state import new_state  # noqa: E402
 
-from . import manifests  # noqa: E402
+from ..support import airbyte_manifests as manifests  # noqa: E402
 from ..support.tally import record_vs_airbyte as record  # noqa: E402
 
 PACKAGE, VERSION = "airbyte-source-hardcoded-records", "0.0.48"

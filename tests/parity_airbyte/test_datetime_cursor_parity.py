@@ -1,6 +1,6 @@
-"""Date windows against airbyte-cdk 7's declarative `DatetimeBasedCursor`: each case (window_cases.py) is a
-cursor config run over several syncs by the CDK (cdk_side.py) and by sparkload's REST source (its
-`incremental` block, through the real extractor: sparkload_side.py), each against its own copy of one
+"""Date windows against airbyte-cdk 7's declarative `DatetimeBasedCursor`: each case (tests/support/airbyte_window_cases.py) is a
+cursor config run over several syncs by the CDK (airbyte_cdk_side.py) and by sparkload's REST source (its
+`incremental` block, through the real extractor: airbyte_sparkload_side.py), each against its own copy of one
 local events API, with time frozen per sync. Compared per sync: the window bounds sent (the
 `start_time_option` / `end_time_option` query parameters and the page, in order), the ids of the records emitted, the
 state after the sync (sparkload's checkpoint written as the CDK's stream state) and whether it failed."""
@@ -13,10 +13,10 @@ import pytest
 
 pytest.importorskip("airbyte_cdk", reason="the judge: pip install 'airbyte-cdk>=7,<8'")
 
-from . import cdk_side, sparkload_side  # noqa: E402
+from ..support import airbyte_cdk_side as cdk_side, airbyte_sparkload_side as sparkload_side  # noqa: E402
 from ..support.tally import record_vs_airbyte as record
-from .events_api import EventsApi, EventsServer
-from .window_cases import CASES, Case, Unsupported, to_incremental
+from ..support.airbyte_events_api import EventsApi, EventsServer
+from ..support.airbyte_window_cases import CASES, Case, Unsupported, to_incremental
 
 from python_extract.errors import ConfigError  # noqa: E402
 from python_extract.sources.rest_api.source import _NOT_WITH_STEP  # noqa: E402

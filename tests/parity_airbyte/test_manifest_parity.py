@@ -1,4 +1,4 @@
-"""Real connectors' low-code manifests (manifest_cases.py: dixa, delighted, datascope from their PyPI
+"""Real connectors' low-code manifests (tests/support/airbyte_manifest_cases.py: dixa, delighted, datascope from their PyPI
 packages, adapted only in their base URL) run as sparkload sources against the same manifests run through
 airbyte-cdk 7 directly, each side against its own copy of one local API, two syncs each with time frozen.
 Compared per sync and stream: the records (as landed), the stream state committed, and whether the sync
@@ -12,10 +12,10 @@ import pytest
 pytest.importorskip("airbyte_cdk", reason="the judge: pip install 'airbyte-cdk>=7,<8'")
 freezegun = pytest.importorskip("freezegun")
 
-from . import manifest_sides, manifests  # noqa: E402
+from ..support import airbyte_manifest_sides as manifest_sides, airbyte_manifests as manifests  # noqa: E402
 from ..support.tally import record_vs_airbyte as record  # noqa: E402
-from .connector_api import ConnectorApi, ConnectorServer  # noqa: E402
-from .manifest_cases import CASES, Case  # noqa: E402
+from ..support.airbyte_connector_api import ConnectorApi, ConnectorServer  # noqa: E402
+from ..support.airbyte_manifest_cases import CASES, Case  # noqa: E402
 
 
 def _syncs(case: Case, read_one) -> List[Dict[str, Any]]:

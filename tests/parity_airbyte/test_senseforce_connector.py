@@ -1,6 +1,6 @@
 """An incremental real connector from PyPI, judged by itself: airbyte-source-senseforce 0.1.15 (a low-code
 connector on airbyte-cdk 1.x; its `url_base` is the config's `backend_url`, so it runs unchanged against the
-local API of senseforce_api.py; 100-day windows on `airbyte_cursor`, a STATE after each window).
+local API of tests/support/senseforce_api.py; 100-day windows on `airbyte_cursor`, a STATE after each window).
 
 Sparkload's `airbyte` source runs it as a plugin (installed from PyPI into its own environment, spoken to
 over the Airbyte protocol, through the real extractor; packages read back from disk, no Spark), the pipeline
@@ -40,9 +40,9 @@ from python_extract.sources.registry import get_plugin, resolve_config
 from python_extract.state import decode_value, new_state
 
 from ..support.tally import record_vs_airbyte as record
-from .senseforce_api import PACKAGE, ROWS, VENVS, VERSION, SenseforceApi, SenseforceServer, config_of, ms, row
+from ..support.senseforce_api import PACKAGE, ROWS, VENVS, VERSION, SenseforceApi, SenseforceServer, config_of, ms, row
 
-KILLER = Path(__file__).parents[1] / "airbyte" / "killing_connector.py"
+KILLER = Path(__file__).parents[1] / "support" / "killing_connector.py"
 SOURCE, STREAM = "senseforce", "dataset"
 SUITE = "PyPI connector with state (senseforce)"
 
@@ -54,7 +54,7 @@ def connector() -> Path:
 
 
 def killing(tmp_path: Path, executable: Path, after: int) -> List[str]:
-    """The connector behind tests/airbyte/killing_connector.py: SIGKILLed after `after` records."""
+    """The connector behind tests/support/killing_connector.py: SIGKILLed after `after` records."""
     wrapper = tmp_path / "senseforce-killed"
     wrapper.write_text(f"#!/bin/sh\nREAL_CONNECTOR={executable} KILL_AFTER_RECORDS={after} FAIL_WITH= exec {sys.executable} {KILLER} \"$@\"\n")
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)

@@ -1,9 +1,9 @@
-"""Substreams of the REST source against the CDK's: the parent -> child manifest of manifest_cases.py
+"""Substreams of the REST source against the CDK's: the parent -> child manifest of tests/support/airbyte_manifest_cases.py
 (`projects` -> `comments`, one `updated_at` cursor per project, the CDK's `SubstreamPartitionRouter`)
 run over two syncs through airbyte-cdk 7 directly, and the same API read by sparkload's REST source
 (`endpoint.parent` + an `incremental` block with `per_parent`) through the real extractor, each against
 its own copy of one local API. Compared per sync: the `since` each project's comments were asked from,
-the comments emitted, and each project's cursor in the state. Two more cases of manifest_cases.py:
+the comments emitted, and each project's cursor in the state. Two more cases of tests/support/airbyte_manifest_cases.py:
 `incremental_dependency` (the parent cursor compared too) and `global_substream_cursor` (the global cursor
 and its `lookback_window`: identical).
 
@@ -36,9 +36,9 @@ from python_extract.errors import ConfigError
 from python_extract.sources.rest_api.source import RestApiSource  # noqa: E402
 from python_extract.state import decode_value, new_state  # noqa: E402
 
-from . import manifest_cases, manifest_sides, manifests  # noqa: E402
+from ..support import airbyte_manifest_cases as manifest_cases, airbyte_manifest_sides as manifest_sides, airbyte_manifests as manifests  # noqa: E402
 from ..support.tally import record_vs_airbyte as record  # noqa: E402
-from .connector_api import ConnectorApi, ConnectorServer  # noqa: E402
+from ..support.airbyte_connector_api import ConnectorApi, ConnectorServer  # noqa: E402
 
 CASE = next(c for c in manifest_cases.CASES if c.name == "substream_per_partition_state")
 START = "2024-01-01T00:00:00Z"

@@ -15,7 +15,7 @@ import python_extract as sl
 from python_extract.dataset import DatasetError
 
 from ..support.tally import record_vs_dlt as record
-from .sides import DltSide, SparkloadSide
+from ..support.extract_sides import DltSide, SparkloadSide
 
 ROWS = [{"id": i, "name": f"n{i % 2}", "amount": Decimal(f"{i}.50"), "ts": dt.datetime(2024, 1, i + 1, 12, tzinfo=dt.timezone.utc),
          "kids": [{"k": i * 10 + j} for j in range(i % 3)]} for i in range(5)]
@@ -41,7 +41,7 @@ def _duck(theirs, sql):
 
 
 def _same(values):
-    """Rows as comparable tuples: instants in UTC, decimals normalised."""
+    """Rows as comparable tuples: instants in UTC, decimals normalized."""
     def one(v):
         if isinstance(v, dt.datetime):
             return (v if v.tzinfo else v.replace(tzinfo=dt.timezone.utc)).astimezone(dt.timezone.utc)

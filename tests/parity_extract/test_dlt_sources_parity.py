@@ -14,7 +14,7 @@ import pytest
 from ..support.api_server import ApiServer, ShopApi, iso
 from ..support.compare import differences
 from ..support.tally import record_vs_dlt as record
-from .sides import DltSide, SparkloadSide
+from ..support.extract_sides import DltSide, SparkloadSide
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 

@@ -24,8 +24,8 @@ from python_extract.scaffold import _sparkload_config
 
 from ..support.compare import column_types
 from ..support.tally import record_vs_dlt as record
-from .sides import SYSTEM, DltSide, SparkloadSide, comparable
-from .sides import Table as SideTable
+from ..support.extract_sides import SYSTEM, DltSide, SparkloadSide, comparable
+from ..support.extract_sides import Table as SideTable
 
 UTC = dt.timezone.utc
 ROWS = [{"id": 1, "day": "2024-01-01", "at": dt.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=UTC), "code": "a"},

@@ -16,8 +16,8 @@ import pytest
 import python_extract as sl
 
 from ..support.tally import record_vs_dlt as record
-from .incremental_cases import CASES, Case
-from .sides import SYSTEM, DltSide, SparkloadSide
+from ..support.extract_incremental_cases import CASES, Case
+from ..support.extract_sides import SYSTEM, DltSide, SparkloadSide
 
 BATCHED = [c for c in CASES if not c.fails]
 FAILING = [c for c in CASES if c.fails]

@@ -1,4 +1,4 @@
-"""Normalisation differential: the same records (nested dicts, lists, lists of lists, type changes and
+"""Normalization differential: the same records (nested dicts, lists, lists of lists, type changes and
 coercions, variant columns, names needing snake_case, non-dict items) through the real dlt 1.31 and
 through sparkload's extractor; staging tables compared with system ids mapped (compare.py). All
 identical cases run as one batch: one dlt run and one sparkload run per load."""
@@ -18,8 +18,8 @@ from python_extract.normalize.exceptions import ColumnNameCollision
 
 from ..support.compare import case_tables, column_types, differences
 from ..support.tally import record_vs_dlt as record
-from .normalize_cases import CASES, Case
-from .sides import DltSide, SparkloadSide
+from ..support.extract_normalize_cases import CASES, Case
+from ..support.extract_sides import DltSide, SparkloadSide
 
 SAME = [c for c in CASES if not c.on_purpose]
 COLLISIONS = [c for c in CASES if c.name.startswith("collision")]
@@ -66,10 +66,10 @@ def batch(home, lakehouse):
 
 
 @pytest.mark.parametrize("case", SAME, ids=[c.name for c in SAME])
-def test_normalisation__matches_dlt(batch, case):
+def test_normalization__matches_dlt(batch, case):
     theirs, ours, their_runs, our_runs = batch
     found = differences(theirs, ours, case.name, their_runs, our_runs)
-    record("normalisation", "differs" if found else "identical")
+    record("normalization", "differs" if found else "identical")
     assert not found, "\n".join(found)
     assert case_tables(ours, case.name), "the case landed nothing: it proves nothing"
 
@@ -81,7 +81,7 @@ def test_time_values__land_as_iso_text_where_dlt_has_a_time_column(home, lakehou
     assert column_types(case_tables(their_tables, case.name))[case.name]["t"] == "time"
     assert column_types(case_tables(our_tables, case.name))[case.name]["t"] == "text"
     assert [r["t"].isoformat() for r in their_tables[case.name].rows] == [r["t"] for r in our_tables[case.name].rows] == ["10:30:00"]
-    record("normalisation", "differs-on-purpose")
+    record("normalization", "differs-on-purpose")
 
 
 @pytest.mark.parametrize("case", COLLISIONS, ids=[c.name for c in COLLISIONS])
@@ -101,7 +101,7 @@ def test_name_collision__fails_where_dlt_keeps_one_value_silently(home, lakehous
     assert repr(first) in message and repr(second) in message and first != second
     assert not ours.pipe.spark.catalog.tableExists(f"{ours.pipe.dataset_name}.{case.name}")
     assert 0 < kept < _leaves(case.loads[0])  # dlt landed the item but lost a value
-    record("normalisation", "differs-on-purpose")
+    record("normalization", "differs-on-purpose")
 
 
 def test_arrow_struct_list_and_map_columns__one_json_column_each_as_in_dlt_null_where_the_value_is_null(home, lakehouse):
@@ -134,7 +134,7 @@ def test_arrow_struct_list_and_map_columns__one_json_column_each_as_in_dlt_null_
     # the same columns and types (beside the _dlt_* columns sparkload adds to every Arrow table, on purpose)
     assert column_types({"events": their}) == column_types({"events": our}) == {
         "events": {"id": "bigint", "repo": "json", "tags": "json", "attrs": "json"}}
-    record("normalisation", "identical")
+    record("normalization", "identical")
 
 
 def test_arrow_struct_with_a_timestamp_and_a_decimal__json_text_as_sparkload_writes_json_where_duckdb_renders_its_own(home, lakehouse):
@@ -156,7 +156,7 @@ def test_arrow_struct_with_a_timestamp_and_a_decimal__json_text_as_sparkload_wri
     assert our == {"at": "2024-01-02T03:04:05+00:00", "amount": "1.50"}
     assert dt.datetime.fromisoformat(their["at"] + ":00") == dt.datetime.fromisoformat(our["at"])
     assert Decimal(str(their["amount"])) == Decimal(our["amount"])
-    record("normalisation", "differs-on-purpose")
+    record("normalization", "differs-on-purpose")
 
 
 def test_arrow_integer_widths_and_decimals__sized_as_dlt_sizes_them_but_8_and_16_bits_are_int_on_iceberg(home, lakehouse):
@@ -192,12 +192,12 @@ def test_arrow_integer_widths_and_decimals__sized_as_dlt_sizes_them_but_8_and_16
     iceberg = os.environ["SPARKLOAD_TABLE_FORMAT"] == "iceberg"
     assert our_types == ({**their_types, "i8": "bigint(32)", "i16": "bigint(32)"} if iceberg else their_types)  # Iceberg: int
     assert ours.pipe.default_schema.tables["events"].columns["i8"]["precision"] == 8  # kept in the schema as dlt keeps it
-    record("normalisation", "differs-on-purpose")
+    record("normalization", "differs-on-purpose")
 
 
 def test_a_value_too_wide_for_its_sized_column__fails_naming_table_column_and_load_where_dlt_fails_at_load(home, lakehouse):
     """A bigint column with precision 16 and a value of 40000, a decimal(4,2) and 123.4: duckdb refuses the
-    value when dlt loads it (the package stays pending); sparkload refuses it while normalising, naming table,
+    value when dlt loads it (the package stays pending); sparkload refuses it while normalizing, naming table,
     column and load, before anything lands."""
     import dlt
 
@@ -214,7 +214,7 @@ def test_a_value_too_wide_for_its_sized_column__fails_naming_table_column_and_lo
         assert f"column {column}" in message and "table events" in message and f"load {failed.value.load_id}" in message
         assert str(value) in message
         assert not ours.pipe.spark.catalog.tableExists(f"{ours.pipe.dataset_name}.events")
-    record("normalisation", "differs-on-purpose")
+    record("normalization", "differs-on-purpose")
 
 
 def test_extract_normalize_load_called_as_dlt_calls_them__the_same_tables_as_dlt(home, lakehouse):
@@ -229,7 +229,7 @@ def test_extract_normalize_load_called_as_dlt_calls_them__the_same_tables_as_dlt
         pipeline.extract(resource(items, name="events", primary_key="id", write_disposition="merge"))
         pipeline.extract([{"id": 7, "kind": "k"}], table_name="kinds", write_disposition="append")
         pipeline.normalize()
-    assert not ours.pipe.spark.catalog.tableExists("steps.events")  # extracted and normalised, not landed
+    assert not ours.pipe.spark.catalog.tableExists("steps.events")  # extracted and normalized, not landed
     their_ids, our_ids = theirs.pipeline.load().loads_ids, ours.pipe.load().load_ids
     assert len(their_ids) == len(our_ids) == 2  # one load per extract call, on both sides
     their_runs, our_runs = ({i: k + 1 for k, i in enumerate(sorted(ids))} for ids in (their_ids, our_ids))
@@ -237,7 +237,7 @@ def test_extract_normalize_load_called_as_dlt_calls_them__the_same_tables_as_dlt
     for root in ("events", "kinds"):
         found = differences(their_tables, our_tables, root, their_runs, our_runs)
         assert found == [], found
-    record("normalisation", "identical")
+    record("normalization", "identical")
 
 
 
@@ -264,7 +264,7 @@ def test_mark_with_table_name__items_and_pages_go_to_the_marked_tables_as_in_dlt
         found = differences(their_tables, our_tables, root, their_runs, our_runs)
         assert found == [], found
     assert ours.pipe.default_schema.tables["beta"].columns["id"].get("primary_key") is True
-    record("normalisation", "identical")
+    record("normalization", "identical")
 
 
 def _hinted_items(dlt_like):
@@ -307,4 +307,4 @@ def test_mark_with_hints__merged_into_the_resource_or_a_table_variant_as_in_dlt(
         sl.mark.make_hints(table_format="iceberg")
     with pytest.raises(ValueError, match=r"create_table_variant=True\): the hints need a table_name"):
         sl.mark.with_hints({}, sl.mark.make_hints(primary_key="id"), create_table_variant=True)
-    record("normalisation", "identical")
+    record("normalization", "identical")

@@ -18,7 +18,7 @@ import python_extract as sl
 
 from ..support.compare import column_types
 from ..support.tally import record_vs_dlt as record
-from .sides import SYSTEM, DltSide, SparkloadSide
+from ..support.extract_sides import SYSTEM, DltSide, SparkloadSide
 
 
 class Address(BaseModel):

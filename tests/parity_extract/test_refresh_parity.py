@@ -17,7 +17,7 @@ import python_extract as sl
 
 from ..support.compare import column_types
 from ..support.tally import record_vs_dlt as record
-from .sides import SYSTEM, DltSide, SparkloadSide
+from ..support.extract_sides import SYSTEM, DltSide, SparkloadSide
 
 LOAD_1 = {"a": [{"id": 1, "v": "x", "kids": [{"k": 1}]}, {"id": 2, "v": "y", "kids": []}], "b": [{"q": 1}]}
 LOAD_2 = {"a": [{"id": 1, "w": 5, "kids": [{"k": 3}]}], "b": [{"q": 2}]}

@@ -1,10 +1,10 @@
-"""Schema contracts against the real dlt 1.31 (duckdb): each case of contract_cases.py runs its loads through
+"""Schema contracts against the real dlt 1.31 (duckdb): each case of tests/support/extract_contract_cases.py runs its loads through
 both, and after every load both sides must hold the same tables (compare.py), and a load that fails must
 fail on both with the same DataValidationError: table, column, entity (tables / columns / data_type) and mode.
 Cases whose loads all land run as one batch (one dlt run and one sparkload run per load); a case that fails
 a load, or sets its contract on a source or on `run`, runs in pipelines of its own.
 
-On purpose: dlt checks columns and data types in its normalize step and sparkload normalises while it
+On purpose: dlt checks columns and data types in its normalize step and sparkload normalizes while it
 extracts, so that failure is the extract step's (`PipelineStepFailed.step`); the error itself is the same."""
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from python_extract.normalize.exceptions import DataValidationError
 
 from ..support.compare import case_tables, differences
 from ..support.tally import record_vs_dlt as record
-from .contract_cases import CASES, ContractCase
-from .sides import DltSide, SparkloadSide
+from ..support.extract_contract_cases import CASES, ContractCase
+from ..support.extract_sides import DltSide, SparkloadSide
 
 BATCH = [c for c in CASES if not c.alone]
 ALONE = [c for c in CASES if c.alone]
@@ -92,7 +92,7 @@ def _judge(case: ContractCase, outcomes, snapshots, their_runs, our_runs) -> Non
     on_purpose = False
     for load, ((their, our), (their_tables, our_tables)) in enumerate(zip(outcomes, snapshots), start=1):
         if their is not None and our is not None and their[0] == "normalize" and our[0] == "extract":
-            on_purpose = True  # the step that normalises: dlt's normalize, sparkload's extract (module docstring)
+            on_purpose = True  # the step that normalizes: dlt's normalize, sparkload's extract (module docstring)
             their, our = their[1:], our[1:]
         assert their == our, f"load {load}: dlt {their}, sparkload {our}"
         found = differences(their_tables, our_tables, case.name, their_runs, our_runs)

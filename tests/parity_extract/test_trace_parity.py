@@ -16,7 +16,7 @@ import pytest
 import python_extract as sl
 
 from ..support.tally import record_vs_dlt as record
-from .sides import DltSide, SparkloadSide
+from ..support.extract_sides import DltSide, SparkloadSide
 
 ROWS = [{"id": 1, "kids": [{"k": 1}, {"k": 2}]}, {"id": 2, "kids": []}]
 

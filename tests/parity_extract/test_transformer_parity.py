@@ -11,7 +11,7 @@ import pytest
 import python_extract as sl
 
 from ..support.tally import record_vs_dlt as record
-from .sides import SYSTEM, DltSide, SparkloadSide
+from ..support.extract_sides import SYSTEM, DltSide, SparkloadSide
 
 # each run the parent API has two more issues; its cursor keeps the transformer to the new ones
 ISSUES = [{"id": i, "updated": i, "title": f"issue {i}"} for i in range(1, 7)]
@@ -185,7 +185,7 @@ def test_transformer_alone__its_parent_reads_and_writes_its_own_resource_state_a
 
 def test_transformers_docs_example__runs_as_written(lakehouse, tmp_path, monkeypatch):
     """The example of docs/extractor.md, section Transformers, executed as written on the test lakehouse."""
-    from ..deploy.commands import readme_blocks
+    from ..support.doc_commands import readme_blocks
 
     monkeypatch.chdir(tmp_path)
     namespace: Dict[str, Any] = {}

@@ -19,7 +19,7 @@ from python_extract.lakehouse.jars import JAR_SETS, jars_for
 from python_extract.packages import FAILED
 from python_extract.pipeline_file import import_target
 
-from .support import BIN, column, env, one_line, sparkload, write_source
+from ..support.sparkload_process import BIN, column, env, one_line, sparkload, write_source
 
 MOUNTS = shutil.which("unshare") is not None and subprocess.run(
     ["unshare", "-m", "true"], capture_output=True).returncode == 0

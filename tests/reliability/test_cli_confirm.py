@@ -7,7 +7,7 @@ from __future__ import annotations
 import python_extract as sl
 from python_extract import cli
 
-from .support import on_a_terminal
+from ..support.sparkload_process import on_a_terminal
 
 QUESTION = "wipe the state of every resource of pipeline {name} (cursors restart from their initial values)? [y/N] "
 

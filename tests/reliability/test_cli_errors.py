@@ -14,7 +14,7 @@ import pytest
 import python_extract as sl
 from python_extract import cli
 
-from .support import env, one_line, sparkload, write_source
+from ..support.sparkload_process import env, one_line, sparkload, write_source
 
 SOURCE = '''
 import python_extract as sl

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .support import on_a_terminal, sparkload, write_source
+from ..support.sparkload_process import on_a_terminal, sparkload, write_source
 
 SOURCE = '''
 import time

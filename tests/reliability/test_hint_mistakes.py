@@ -15,7 +15,7 @@ import python_extract as sl
 from python_extract.contract import COLUMN_HINTS, WRITE_DISPOSITIONS
 from python_extract.errors import ConfigError, HintError
 
-from .support import one_line, sparkload, write_source
+from ..support.sparkload_process import one_line, sparkload, write_source
 
 EXPECTED_DISPOSITIONS = "expected one of append, replace, merge"
 # case: (the decorator's arguments, the line after "resource typo: ")

@@ -17,7 +17,7 @@ import pytest
 
 from python_extract.locks import LOCK_FILE
 
-from .support import column, finish, one_line, sparkload, start, wait_for, write_source
+from ..support.sparkload_process import column, finish, one_line, sparkload, start, wait_for, write_source
 
 
 def _common(names, tmp_path):

@@ -8,7 +8,7 @@ import pytest
 from python_extract.maintenance import MaintenanceError
 from python_extract.maintenance.policy import check_policy
 
-from .support import one_line, sparkload
+from ..support.sparkload_process import one_line, sparkload
 
 EXPECTED_KEYS = "compact_when, small_file_size, keep_snapshots_for, retain_snapshots, remove_orphans_older_than"
 BAD = {

@@ -11,7 +11,7 @@ import subprocess
 
 import yaml
 
-from ..deploy.commands import BIN, command_line, readme_block, readme_blocks
+from ..support.doc_commands import BIN, command_line, readme_block, readme_blocks
 
 QUICKSTART = "Quickstart (embedded lakehouse)"
 

@@ -12,7 +12,7 @@ import yaml
 import python_extract as sl
 from python_extract import cli
 
-from .support import column, one_line
+from ..support.sparkload_process import column, one_line
 
 
 def _land(lakehouse, dataset: str, pipelines, name: str) -> None:

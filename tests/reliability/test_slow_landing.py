@@ -10,7 +10,7 @@ import signal
 import subprocess
 import time
 
-from .support import column
+from ..support.sparkload_process import column
 from ..support.chaos import load_chaos as _chaos
 
 

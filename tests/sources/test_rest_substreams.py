@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from python_extract.sources.rest_api.source import RestApiSource
 
-from ..parity_airbyte import manifest_cases
-from ..parity_airbyte.connector_api import ConnectorApi, ConnectorServer
+from ..support import airbyte_manifest_cases as manifest_cases
+from ..support.airbyte_connector_api import ConnectorApi, ConnectorServer
 from ..support.staging import staged
 
 SINCE = {"cursor_path": "updated_at", "initial_value": "2024-01-01T00:00:00Z", "start_param": {"in": "query", "name": "since"}}

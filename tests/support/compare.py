@@ -2,7 +2,7 @@
 helper for the dbt differential (tests/parity: `compare`, over snapshots) and the extractor's
 (tests/parity_extract: `differences`, over a case's staging tables with their column types).
 
-A snapshot is `{table: [row dict, ...]}`; tests/parity normalises values with `normal_value` (timestamps
+A snapshot is `{table: [row dict, ...]}`; tests/parity normalizes values with `normal_value` (timestamps
 as `ts:YYYY-MM-DD HH:MM:SS.ffffff` UTC, dates as `d:YYYY-MM-DD`, decimals as floats, JSON text parsed),
 tests/parity_extract compares the values each side reads back as they are.
 Random values never meet: `_dlt_load_id` becomes the load's label (L1, L2, ..., or the run's number), and

@@ -1,7 +1,7 @@
 """A pytest plugin (loaded by tests/conftest.py): the fast tier and its guards.
 
 The fast tier is every test marked `fast` (a module says `pytestmark = pytest.mark.fast`), wherever its subject
-folder is: pure-Python tests of the rules (cursors, windows, state, normalisation, the contract, config
+folder is: pure-Python tests of the rules (cursors, windows, state, normalization, the contract, config
 resolution, macros rendered with a stub adapter). No JVM and no dbt run, so the whole tier runs in seconds:
 `pytest -m fast` (`make test-fast`) runs it alone, importing only those modules, and every run that collects
 it runs it first, so a broken rule fails before the execution tier starts its JVMs. The execution tier (the

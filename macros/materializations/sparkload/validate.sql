@@ -1,5 +1,5 @@
 {#- Every check of the sparkload materialization, run before it changes anything. The config checks
-    return the normalised config (cfg) the strategies read; the column checks run once the batch's
+    return the normalized config (cfg) the strategies read; the column checks run once the batch's
     columns are known. Each error names the model and the table, and the column and loads it concerns.
     No check reads a table: what they need is fetched before them (fetch.sql) and passed in. -#}
 

@@ -7,7 +7,7 @@ process by airbyte-cdk's own engine (`ConcurrentDeclarativeSource`), one resourc
 What this module maps, and nothing else (requests, pagination, windows, partitions and their state are
 the CDK's):
 - a stream is a resource of the same name; its `primary_key` is the resource's (a nested key path is
-  joined with `__`, as the normaliser names the column), its cursor field gets `dedup_sort: desc`, so a
+  joined with `__`, as the normalizer names the column), its cursor field gets `dedup_sort: desc`, so a
   record read twice in one load (a window's boundary, a lookback) keeps its latest version;
 - incremental with a primary key is `merge` (delete-insert unless the stream's `write_disposition`
   says otherwise: upsert, scd2, ...); incremental without one `append`; full refresh `replace`; an

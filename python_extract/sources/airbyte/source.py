@@ -1,5 +1,5 @@
 """Airbyte connectors as sparkload sources: one resource per selected stream, reading the connector's
-RECORD messages into staging tables (nested objects through our normaliser), with the catalog's
+RECORD messages into staging tables (nested objects through our normalizer), with the catalog's
 primary key and sync mode as resource hints (incremental + primary key: merge; full refresh: replace).
 
 State: a STATE message is a checkpoint — the records before it and that state may land together as

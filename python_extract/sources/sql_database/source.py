@@ -10,10 +10,12 @@ guesses from values.
 """
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 from typing import Any, Dict, Iterator, List, Optional
 
 from ... import timeutil
-from ...contract import TABLE_HINTS
+from ...contract import PYTHON_DATA_TYPES, TABLE_HINTS
 from ...errors import ConfigError, did_you_mean
 from ...extract import Source, incremental
 from ...extract.resource import Resource
@@ -21,16 +23,22 @@ from ...extract.resource import Resource
 
 
 def data_type(sa_type: Any) -> Optional[str]:
-    """Our column data type of a SQLAlchemy type (None: infer from values)."""
+    """Our column data type of a SQLAlchemy type (None: infer from values): the contract's data type
+    (`PYTHON_DATA_TYPES`) of the Python type the values of its family take.
+
+    >>> import sqlalchemy as sa
+    >>> data_type(sa.SmallInteger()), data_type(sa.Numeric(10, 2)), data_type(sa.Time())
+    ('bigint', 'decimal', None)
+    """
     import sqlalchemy as sa
 
-    checks = [
-        (sa.Boolean, "bool"), (sa.Integer, "bigint"), (sa.Float, "double"), (sa.Numeric, "decimal"),
-        (sa.DateTime, "timestamp"), (sa.Date, "date"), (sa.JSON, "json"), (sa.String, "text"),
-    ]
-    for cls, name in checks:
-        if isinstance(sa_type, cls):
-            return name
+    # the families typed by the database, tried in order (a Float is a Numeric), each with its values' Python type:
+    # the family's, not a column's own `python_type` (a Numeric(asdecimal=False) stays decimal, JSON's is `object`)
+    families = ((sa.Boolean, bool), (sa.Integer, int), (sa.Float, float), (sa.Numeric, decimal.Decimal),
+                (sa.DateTime, dt.datetime), (sa.Date, dt.date), (sa.JSON, dict), (sa.String, str))
+    for family, kind in families:
+        if isinstance(sa_type, family):
+            return next(name for base, name in PYTHON_DATA_TYPES if issubclass(kind, base))
     return None
 
 

@@ -1,6 +1,6 @@
 """merge with strategy delete-insert (dlt's default): keys, compound keys, merge_key, dedup_sort,
 hard_delete, the `deduplicated` option, nested tables."""
-from ..scenario import L, S, flag, merge, sort
+from ...support.parity_scenario import L, S, flag, merge, sort
 
 DI = "delete-insert"
 FLAG_SEQ = {**flag(), **sort("seq", "desc")}

@@ -1,5 +1,5 @@
 """append, replace, and merge without keys (an append in dlt)."""
-from ..scenario import S, append, flag, merge, replace
+from ...support.parity_scenario import S, append, flag, merge, replace
 
 TAGS_1 = [{"id": 1, "v": "a", "tags": ["x", "y"]}, {"id": 2, "v": "b"}]
 ORDERS = [

@@ -1,6 +1,6 @@
 """What the extractor lands: lists of lists (issue 12 item 4), type coercion and variant columns
 (item 5), type changes between loads."""
-from ..scenario import SD, S, append, merge, scd2
+from ...support.parity_scenario import SD, S, append, merge, scd2
 
 SCENARIOS = [
     S("lists_of_lists", append(), [{"id": 1, "matrix": [[1, 2], [3]]}], item="12.4"),

@@ -1,6 +1,6 @@
 """Loads that must fail on both sides and leave both sides' tables as they were; the next load
 applies normally."""
-from ..scenario import L, SD, S, merge, scd2, upsert
+from ...support.parity_scenario import L, SD, S, merge, scd2, upsert
 
 SCENARIOS = [
     S("fail_upsert_duplicate_key", upsert(pk="id"), [{"id": 1, "v": "a"}],

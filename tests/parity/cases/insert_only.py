@@ -1,6 +1,6 @@
 """merge with strategy insert-only: records whose primary_key the table has are skipped, the others
 inserted; delete rows are dropped; nested tables of skipped records are left alone."""
-from ..scenario import L, S, flag, merge, sort
+from ...support.parity_scenario import L, S, flag, merge, sort
 
 
 def insert_only(pk=None, columns=None, mk=None):

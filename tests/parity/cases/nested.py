@@ -1,6 +1,6 @@
 """Nested tables one and two levels deep under every disposition and strategy: lists of scalars and
 of dicts, lists that grow, shrink, empty or disappear, dicts flattened into the parent row."""
-from ..scenario import SD, S, append, flag, merge, replace, scd2, upsert
+from ...support.parity_scenario import SD, S, append, flag, merge, replace, scd2, upsert
 
 TWO = [
     {"id": 1, "orders": [{"sku": "A", "lines": [{"q": 1}, {"q": 2}]}, {"sku": "B"}]},

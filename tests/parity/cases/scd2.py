@@ -1,6 +1,6 @@
 """merge with strategy scd2. Every load has an explicit boundary timestamp (2024-01-01, -02, ...),
 except where a scenario tests load time."""
-from ..scenario import L, SD, flag, scd2, sort
+from ...support.parity_scenario import L, SD, flag, scd2, sort
 
 CORE = ([{"id": 1, "v": "foo"}, {"id": 2, "v": "bar"}],
         [{"id": 1, "v": "foo_updated"}, {"id": 2, "v": "bar"}],

@@ -1,5 +1,5 @@
 """A resource whose write disposition or merge strategy changes between loads."""
-from ..scenario import L, SD, S, append, merge, replace, scd2, upsert
+from ...support.parity_scenario import L, SD, S, append, merge, replace, scd2, upsert
 
 SWITCH_CHILDREN = ("switching a table with child rows to merge: dlt cannot add `_dlt_root_id` to the existing child rows "
                    "(NOT NULL on duckdb, dlt#4041; elsewhere they stay as orphans of replaced roots) and fails the load; "

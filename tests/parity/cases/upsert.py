@@ -1,5 +1,5 @@
 """merge with strategy upsert: update or insert by primary_key, hard deletes, nested tables."""
-from ..scenario import L, S, flag, sort, upsert
+from ...support.parity_scenario import L, S, flag, sort, upsert
 
 NESTED_1 = [
     {"id": 1, "foo": 1, "child": [{"bar": 1, "grandchild": [{"baz": 1}]}]},

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlparse
 
 from pathlib import Path
 
-from ..support.api_server import ApiServer, JsonHandler
+from .api_server import ApiServer, JsonHandler
 
 PACKAGE, VERSION = "airbyte-source-senseforce", "0.1.15"
 VENVS = Path(os.environ.get("SPARKLOAD_CONNECTORS_CACHE", Path.home() / ".cache" / "sparkload" / "connectors"))

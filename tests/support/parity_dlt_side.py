@@ -14,8 +14,8 @@ import shutil
 from pathlib import Path
 from typing import Any, Dict, List
 
-from ..support.compare import normal_value
-from .scenario import Scenario
+from .compare import normal_value
+from .parity_scenario import Scenario
 
 Step = Dict[str, Any]  # {"load_ids": [...], "error": str | None, "tables": Snapshot}
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..support.compare import Snapshot
-from .scenario import Scenario, model_config
+from .compare import Snapshot
+from .parity_scenario import Scenario, model_config
 
 SOURCE = "parity"
 TS_FORMAT = "'ts:'yyyy-MM-dd HH:mm:ss.SSSSSS"
@@ -240,6 +240,6 @@ class SparkBatch:
 
 
 def _normal_row(row: Dict[str, Any]) -> Dict[str, Any]:
-    from ..support.compare import normal_value
+    from .compare import normal_value
 
     return {k: normal_value(v) for k, v in row.items()}

@@ -3,7 +3,7 @@ duckdb, and through sparkload's extractor into staging tables on Spark; both rea
 
 A side runs a batch of resources (one per case) per load, so a whole suite of cases costs one dlt run
 and one sparkload run per load. `tables(names)` returns {table: Table} with dlt type names and values
-made comparable (timestamps as UTC, json parsed, decimals normalised).
+made comparable (timestamps as UTC, json parsed, decimals normalized).
 """
 from __future__ import annotations
 

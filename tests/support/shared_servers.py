@@ -18,7 +18,7 @@ import pytest
 
 from python_extract.runtime.processes import free_port
 
-from .commands import Foreground, command_line, readme_blocks
+from .doc_commands import Foreground, command_line, readme_blocks
 
 
 @dataclass

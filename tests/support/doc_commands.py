@@ -19,7 +19,8 @@ import psutil
 
 from python_extract.runtime.processes import descendants, port_open, process_command_line, started_at
 
-REPO = Path(__file__).resolve().parents[2]
+from .paths import REPO
+
 BIN = Path(sys.executable).parent
 
 

@@ -6,7 +6,7 @@ from sync to sync as the pipeline does: what a sync commits is the state of its 
 No Spark: the packages are read back from disk.
 
 Both give {"records": {stream: rows}, "state": {stream: stream state}, "failed": bool}; a row is the
-record as the normaliser lands it (nested objects flattened to `a__b` columns, `_dlt_*` columns left out,
+record as the normalizer lands it (nested objects flattened to `a__b` columns, `_dlt_*` columns left out,
 None values dropped), sorted, since the CDK's two workers read windows in either order."""
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ SOURCE = "manifest"
 
 def flat(record: Dict[str, Any], prefix: str = "") -> Dict[str, Any]:
     """A record as its root row: nested objects as `a__b`, no `_dlt_*` columns, no None values, and a
-    timestamp the normaliser detected in ISO text as that text again (the cases serve `%Y-%m-%dT%H:%M:%SZ`)."""
+    timestamp the normalizer detected in ISO text as that text again (the cases serve `%Y-%m-%dT%H:%M:%SZ`)."""
     out: Dict[str, Any] = {}
     for key, value in record.items():
         if isinstance(value, dict):

@@ -1,6 +1,6 @@
 """A pipeline run that kills its own process (SIGKILL) at a documented hook point (or between linking a
 table's files and registering them); used by
-test_crash.py as `python -m tests.extract.crash_child HOME DATASET PIPELINES_DIR EVENT ROWS`."""
+test_crash.py as `python -m tests.support.crash_child HOME DATASET PIPELINES_DIR EVENT ROWS`."""
 from __future__ import annotations
 
 import os

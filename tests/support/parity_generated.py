@@ -16,7 +16,7 @@ from typing import Any, Dict, List
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from .scenario import L, Scenario, flag, merge, scd2, upsert
+from .parity_scenario import L, Scenario, flag, merge, scd2, upsert
 
 VALUES = st.sampled_from(["a", "b", "c"])
 TAGS = st.lists(st.integers(1, 3), max_size=3)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from ..support.compare import compare, data_rows, timestamp_text
-from .scenario import Scenario
+from .compare import compare, data_rows, timestamp_text
+from .parity_scenario import Scenario
 
 IDENTICAL, ON_PURPOSE, DIFFERS = "identical", "differs-on-purpose", "differs"
 

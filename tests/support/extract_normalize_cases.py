@@ -1,4 +1,4 @@
-"""Normalisation cases: what a resource yields, load by load, and its hints. Each case runs through dlt
+"""Normalization cases: what a resource yields, load by load, and its hints. Each case runs through dlt
 and through sparkload; the staging tables must be identical (system ids mapped), unless the case names
 the difference we keep on purpose.
 

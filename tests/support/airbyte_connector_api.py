@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import parse_qs, urlencode, urlparse
 
-from ..support.api_server import ApiServer, JsonHandler
+from .api_server import ApiServer, JsonHandler
 
 UTC = dt.timezone.utc
 SLOW = 0.5

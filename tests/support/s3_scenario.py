@@ -1,5 +1,5 @@
 """One side of tests/lakehouse/test_s3.py, run as its own process on a lakehouse whose warehouse is on
-S3 (the SPARKLOAD_* settings in the environment): `python -m tests.lakehouse.s3_scenario PHASE STAGING TARGET`.
+S3 (the SPARKLOAD_* settings in the environment): `python -m tests.support.s3_scenario PHASE STAGING TARGET`.
 
 - `first`: the extractor lands load 1, `dbt run` builds every model, the extractor lands load 2 and
   `dbt run` starts again, one model at a time; when `HALT_MODEL` is about to record load 2 in the
@@ -23,9 +23,9 @@ import python_extract as sl
 from python_extract.lakehouse import LakehouseConfig, get_session
 from python_extract.runtime.processes import process_command_line
 
-from ..support.dbt import Names, dbt_env
+from .dbt import Names, dbt_env
+from .paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 PROJECT = REPO / "integration_tests"
 MODELS = {  # model -> columns to compare
     "append_items": "id, v",

@@ -1,5 +1,5 @@
-"""The cases of the manifest differential, as data: a real connector's manifest (manifests.py), its
-config, the local API's routes with their records (connector_api.py), and the syncs (time frozen at
+"""The cases of the manifest differential, as data: a real connector's manifest (airbyte_manifests.py), its
+config, the local API's routes with their records (airbyte_connector_api.py), and the syncs (time frozen at
 `now`; records added or updated, or a window failing, before each sync). `purpose` names a difference
 kept on purpose (docs/parity.md, Airbyte section)."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
-from .connector_api import Route
+from .airbyte_connector_api import Route
 
 UTC = dt.timezone.utc
 JAN = dt.datetime(2024, 1, 1, tzinfo=UTC)

@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from .paths import REPO
+
 BIN = Path(sys.executable).parent
-REPO = Path(__file__).resolve().parents[2]
 
 GATED_SOURCE = '''
 import time
