@@ -126,8 +126,13 @@
   {%- set options = "'partial-progress.enabled', 'true'" -%}
   {%- set plan = [] -%}
   {%- if reasons -%}
+    {#- a table with a sort order (a model's `cluster_by`) is compacted in that order, so compaction keeps
+        the layout its writes sort by; otherwise the files are only bin-packed -#}
+    {%- set sort_order = sl._fetch_sparkload_iceberg_sort_order(rel) -%}
+    {%- if sort_order -%}{%- do reasons.append('sorted by ' ~ sort_order) -%}{%- endif -%}
     {%- do plan.append({'action': 'compact', 'why': reasons | join(', '), 'sql':
-        'call system.rewrite_data_files(table => ' ~ name ~ ', options => map(' ~ options ~ ", 'min-input-files', '2', 'delete-file-threshold', '1', 'min-file-size-bytes', '" ~ policy.small_file_size ~ "'))"}) -%}
+        'call system.rewrite_data_files(table => ' ~ name ~ (", strategy => 'sort'" if sort_order else '') ~ ', options => map(' ~ options
+        ~ ", 'min-input-files', '2', 'delete-file-threshold', '1', 'min-file-size-bytes', '" ~ policy.small_file_size ~ "'))"}) -%}
   {%- endif -%}
   {%- if health.delete_files > 0 and reasons -%}
     {%- do plan.append({'action': 'rewrite_position_deletes', 'why': health.delete_files ~ ' delete files', 'sql':
@@ -144,6 +149,19 @@
         ~ ', dry_run => ' ~ ('true' if dry_run else 'false') ~ ')'}) -%}
   {%- endif -%}
   {{ return(sl._run_sparkload_maintenance_plan(relation, 'iceberg', health, plan, dry_run)) }}
+{%- endmacro %}
+
+{#- The table's sort order as Iceberg describes it (`id ASC NULLS FIRST, ...`), none when it is unsorted:
+    Iceberg lists it among the table's properties only when there is one. -#}
+{% macro _fetch_sparkload_iceberg_sort_order(rel) -%}
+  {{ return(adapter.dispatch('_fetch_sparkload_iceberg_sort_order', 'sparkload')(rel)) }}
+{%- endmacro %}
+
+{% macro default___fetch_sparkload_iceberg_sort_order(rel) -%}
+  {%- for row in run_query('show tblproperties ' ~ rel).rows if row[0] == 'sort-order' -%}
+    {{ return(row[1]) }}
+  {%- endfor -%}
+  {{ return(none) }}
 {%- endmacro %}
 
 {#- Files of the current snapshot and snapshots, in one statement over Iceberg's metadata tables; the

@@ -9,6 +9,7 @@ import threading
 import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from python_extract.cli import main
@@ -159,6 +160,37 @@ def test_maintain__an_invalid_policy_is_a_one_line_error_and_changes_nothing(spa
     with pytest.raises(ConfigError, match=r"no dataset no_such_dataset in the lakehouse"):
         maintain(datasets=["no_such_dataset"])
     assert _current_snapshot(spark, table) == snapshot
+
+
+@pytest.mark.only_on("iceberg")
+def test_maintain__compacts_a_table_with_a_sort_order_in_that_order_and_an_unsorted_one_by_bin_packing(spark, dataset):
+    """A table with a sort order (a model's `cluster_by` on Iceberg) is compacted with the `sort` strategy,
+    so its compacted file holds the rows in that order; a twin without one is only bin-packed, which
+    keeps the small files' rows in whatever order they are read (so the first check can fail)."""
+    ranges = [5, 0, 9, 2, 7, 11, 1, 4, 10, 3, 8, 6]  # 12 small files, ids in no order across them
+    for name, ordered in (("sorted_items", True), ("unsorted_items", False)):
+        table = f"{dataset}.{name}"
+        spark.sql(f"create table {table} (id bigint, v string) using iceberg")
+        if ordered:
+            spark.sql(f"alter table {table} write ordered by id")
+        for i in ranges:
+            spark.sql(f"insert into {table} select id, 'v' from range({i * 100}, {(i + 1) * 100}, 1, 1)")  # one file each
+        assert table_files(spark, table) == (12, 0)
+    plan = {r["table"]: [(a["action"], a["why"]) for a in r["actions"]] for r in maintain(datasets=[dataset], dry_run=True, policy=NO_ORPHANS)}
+    assert plan == {f"{dataset}.sorted_items": [("compact", "12 small files, sorted by id ASC NULLS FIRST")],
+                    f"{dataset}.unsorted_items": [("compact", "12 small files")]}
+    maintain(datasets=[dataset], policy=NO_ORPHANS)
+
+    def compacted_ids(name):
+        table = f"{dataset}.{name}"
+        assert table_files(spark, table) == (1, 0)
+        assert _rows(spark, table) == [(i, "v") for i in range(1200)]
+        [path] = [r[0] for r in spark.sql(f"select file_path from {table}.files where content = 0").collect()]
+        return pq.read_table(path.removeprefix("file:"), columns=["id"])["id"].to_pylist()
+
+    assert compacted_ids("sorted_items") == list(range(1200))
+    unsorted = compacted_ids("unsorted_items")
+    assert sorted(unsorted) == list(range(1200)) and unsorted != list(range(1200))
 
 
 @pytest.mark.only_on("delta")
