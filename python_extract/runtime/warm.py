@@ -10,7 +10,8 @@ Files, all under `home/warm/`:
   server.pid    the supervisor's pid alone (what a `processes.Watchdog.guard_pidfile` reads)
   start.lock    `flock`ed while a server is checked, cleaned up or started: two dbt runs starting at
                 once start one server, the second waits and uses it
-  server.log    the supervisor's log: start, each connection, idle exit; the JVM logs under run/
+  server.log    the supervisor's log: start, each connection, idle exit (and its dbt's lines); the JVM logs under run/
+  dbt/          the project the server's own dbt holds parsed (warm_dbt.py)
 
 The server is a supervisor process (`python -m python_extract.runtime.warm serve ...`, its own
 session) that starts HiveThriftServer2 (`serve.start_thrift_server`, JVM on an internal loopback port,
@@ -23,7 +24,9 @@ replaces. The server answers `set spark.sparkload.home` with its lakehouse, whic
 
 The small commands (`pipeline info`, `loads`, `expire --dry-run`, `lakehouse maintain --dry-run`) ask a
 running server through `WarmSession` (`running_server` finds it; it never starts one), which answers the
-few SparkSession calls they make over thrift (pyhive and pyspark's `Row` class imported on use, no JVM).
+few SparkSession calls they make over thrift (pyhive and pyspark's `Row` class imported on use, no JVM),
+and hands `maintain`'s dbt operation to the server's own dbt process (warm_dbt.py: started beside the JVM,
+dying with the supervisor, its project parsed once), so no dbt starts in the command either.
 
 Only the standard library, `errors`, the lakehouse `config` and `processes` are imported here (and `timeutil` when an
 idle timeout is read): the dbt process never loads pyspark.

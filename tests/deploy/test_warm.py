@@ -1,7 +1,7 @@
 """The warm dbt loop (docs/deployments.md, "The warm dbt loop"), on real processes: dbt runs as separate processes
 with the `warm: true` profile of docs/deployments.md over this run's lakehouse; the warm server they start is a real
-detached supervisor + thrift server JVM, guarded by the run's watchdog (its pid file), and each test
-ends with no warm server left.
+detached supervisor + thrift server JVM + its dbt process, guarded by the run's watchdog (its pid file), and each
+test ends with no warm server left (none of the three processes, none of their ports).
 
 Nothing here is timed: the speed is the benchmark's (benchmarks/bench_dbt_loop.py)."""
 from __future__ import annotations
