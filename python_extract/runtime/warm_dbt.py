@@ -177,7 +177,7 @@ class Worker:
         if not result.success:
             raise WarmServerError(f"dbt parse of {self.project} failed: {result.exception or 'see the log'}")
         self.manifest = result.result
-        roots = {m.root_path for m in self.manifest.macros.values()} | {str(self.project)}
+        roots = {getattr(f.path, "project_root", None) for f in self.manifest.files.values()} - {None} | {str(self.project)}
         self.sources = {**source_files(roots - self.roots), **sources}  # the packages' roots, known after the first parse
         self.roots |= roots
         self.parsed_at = time.monotonic()
@@ -271,6 +271,7 @@ def main(argv: Optional[list] = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format=f"%(asctime)s warm server dbt pid {os.getpid()}: %(message)s")
+    logging.getLogger("pyhive").setLevel(logging.WARNING)  # it logs each statement
     listener = socket.socket(fileno=args.listen_fd)
     try:
         serve(listener, Path(args.project))
