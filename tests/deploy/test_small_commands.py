@@ -7,7 +7,7 @@ server JVM + its dbt) started as a `warm: true` dbt run starts it. The server's 
 and sees a file of it added, changed or removed, and a Python file of sparkload changed, between two
 operations. On Iceberg only: which session answers does not depend on the format (the warm server's catalog
 sharing is test_warm.py's, each format). Nothing here is timed: the speed is
-benchmarks/bench_small_commands.py's. About 90 s, most of it the server's JVM starts, the two maintain runs and
+benchmarks/bench_small_commands.py's. About 110 s, most of it the server's JVM starts, the two maintain runs and
 the dbt parses."""
 from __future__ import annotations
 
