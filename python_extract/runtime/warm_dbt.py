@@ -5,8 +5,11 @@ and the maintenance SQL still lives in the macros alone.
 
 The supervisor (warm.serve) binds a loopback port for it, starts it (`python -m python_extract.runtime.warm_dbt
 --listen-fd N ...`, in its own process group, dying with the supervisor), hands the listening socket over and
-records the port in server.json (`dbt_port`), so a request sent while it still imports dbt or parses waits in
-the socket's backlog. Its project (`warm/dbt/`) is the maintenance project (maintenance/operation.py
+records the port in server.json (`dbt_port`). It starts lazily: until the first request it is a Python process
+of 0.2 s start that imported no dbt and waits on the socket; the first request then imports dbt and parses the
+project (3-5 s on 2 cores, which that one request waits for, in the socket's backlog), and later ones reuse the
+parse. So a warm server's start never puts a dbt parse beside the first warm `dbt run` (what warm mode is for):
+a parse only runs when someone asked for maintain, and it is not niced, as that someone waits for it. Its project (`warm/dbt/`) is the maintenance project (maintenance/operation.py
 `write_project`: no models, the adapter over thrift on the server's public port, so its statements are the
 server's activity). It answers one request at a time (dbt's state is process-wide):
 
@@ -212,13 +215,10 @@ class Worker:
 
 
 def serve(listener: socket.socket, project: Path) -> None:
-    """Answer requests on `listener` until killed (the supervisor ends this process with its own)."""
-    worker = Worker(project)
-    try:
-        log.info("parsed %s in %.2f s", project, worker.parse())
-    except WarmServerError as e:  # each request then parses again, and answers why it cannot
-        log.error("%s", e)
-    code = _code_files()
+    """Answer requests on `listener` until killed (the supervisor ends this process with its own). Lazy: dbt
+    is imported and the project parsed on the first request, which waits for it (module docstring)."""
+    worker, code = Worker(project), None
+    log.info("waiting for the first operation; dbt is imported and %s parsed then", project)
     while True:
         conn, _ = listener.accept()
         with conn:
@@ -230,7 +230,7 @@ def serve(listener: socket.socket, project: Path) -> None:
             except (OSError, ValueError, TypeError, KeyError) as e:
                 log.info("dropped a request that was not one JSON line with macro and args (%s)", e)
                 continue
-            changed = first_difference(code, {f: _stat(f) for f in code})
+            changed = code and first_difference(code, {f: _stat(f) for f in code})
             if changed:
                 conn.sendall(json.dumps({"restart": changed}).encode() + b"\n")
                 conn.close()
@@ -242,6 +242,8 @@ def serve(listener: socket.socket, project: Path) -> None:
             except Exception as e:  # noqa: BLE001 - dbt's own failures arrive in the answer; this is a parse that failed
                 answer = {"success": False, "exception": str(e).splitlines()[0] if str(e) else type(e).__name__,
                           "lines": [], "parsed": "not parsed", "seconds": 0.0}
+            if code is None:  # what the first request imported: an upgrade of it later means a restart
+                code = _code_files()
             log.info("run-operation %s: %s in %.2f s (%s)", macro, "ok" if answer["success"] else "failed",
                      answer["seconds"], answer["parsed"])
             try:

@@ -3,8 +3,8 @@
 session in the command, and for `maintain` no dbt either: the server's own dbt runs the operation), with the
 same output as through a session of their own. The commands run in this process (`python_extract.cli.main`):
 the cold answers come from this run's session, the warm ones from a real warm server (supervisor + thrift
-server JVM + its dbt) started as a `warm: true` dbt run starts it. The server's dbt holds its project parsed
-and sees a file of it added, changed or removed, and a Python file of sparkload changed, between two
+server JVM + its dbt) started as a `warm: true` dbt run starts it. The server's dbt parses its project on the
+first operation (not at the server's start), then holds it parsed and sees a file of it added, changed or removed, and a Python file of sparkload changed, between two
 operations. On Iceberg only: which session answers does not depend on the format (the warm server's catalog
 sharing is test_warm.py's, each format). Nothing here is timed: the speed is
 benchmarks/bench_small_commands.py's. About 110 s, most of it the server's JVM starts, the two maintain runs and
@@ -104,9 +104,19 @@ def test_warm_dbt__sees_a_macro_added_changed_or_removed_between_two_operations(
         return run_operation(server.host, server.dbt_port, macro, {} if macro == "sparkload_probe" else
                              {"tables": [], "file_format": "iceberg", "dry_run": True})
 
-    # the project as the server parsed it at its start: the package's operation runs, reusing that parse
+    # started lazily: no dbt imported, no parse, until the first operation, which waits for its parse (so a
+    # server's start never parses beside the first warm dbt run); the next ones reuse that parse
+    pid, deadline = WarmFiles(lakehouse.home).read()["dbt_pid"], time.monotonic() + 60
+
+    def dbt_lines():
+        return [line.split(": ", 1)[1] for line in WarmFiles(lakehouse.home).log.read_text().splitlines()
+                if f"warm server dbt pid {pid}: " in line]
+    while not dbt_lines() and time.monotonic() < deadline:  # its first line: a deadline for a hung test, not a timing
+        time.sleep(0.2)
+    said = dbt_lines()
+    assert said and said[0].startswith("waiting for the first operation") and not any("parsed" in line for line in said[1:]), said
     first = ask("sparkload_maintain")
-    assert first["success"] and first["parsed"].startswith("the manifest parsed"), first
+    assert first["success"] and re.match(r"parsed in [0-9.]+ s \(none held before\)$", first["parsed"]), first
     assert ask("sparkload_maintain")["parsed"].startswith("the manifest parsed")
 
     # a macro added to the project, then changed, then removed: each is seen by the next operation
@@ -134,7 +144,7 @@ def test_warm_dbt__restarts_itself_when_a_python_file_of_sparkload_it_loaded_cha
     server = warm_server()
     pid = WarmFiles(lakehouse.home).read()["dbt_pid"]
     args = {"tables": [], "file_format": "iceberg", "dry_run": True}
-    assert run_operation(server.host, server.dbt_port, "sparkload_maintain", args)["parsed"].startswith("the manifest")
+    assert run_operation(server.host, server.dbt_port, "sparkload_maintain", args)["parsed"].startswith("parsed in")
 
     source = Path(impl.__file__)
     was = source.stat()
@@ -144,6 +154,6 @@ def test_warm_dbt__restarts_itself_when_a_python_file_of_sparkload_it_loaded_cha
     finally:
         os.utime(source, ns=(was.st_atime_ns, was.st_mtime_ns))
     assert answer["success"], answer
-    assert answer["parsed"].startswith(f"restarted ({source} changed), then the manifest parsed"), answer
+    assert answer["parsed"].startswith(f"restarted ({source} changed), then parsed in"), answer  # lazily, again
     assert WarmFiles(lakehouse.home).read()["dbt_pid"] == pid  # re-executed in place, on the same port
     assert f"warm server dbt pid {pid}: restarting, {source} changed" in WarmFiles(lakehouse.home).log.read_text()
