@@ -57,8 +57,12 @@ def _maintain_log_lines(vocabulary, report):
     from types import SimpleNamespace
 
     logged = []
-    sl = SimpleNamespace(sparkload_contract=lambda: vocabulary, validate_sparkload_maintenance=lambda policy, where: policy,
-                         run_sparkload_maintenance=lambda relation, file_format, policy, dry_run: report)
+    # a dict, as dbt's context is: its `_` names are reachable (the sandbox refuses them as attributes)
+    sl = dict(sparkload_contract=lambda: vocabulary, validate_sparkload_maintenance=lambda policy, where: policy,
+              _validate_sparkload_maintenance_format=lambda relations, file_format, policy: None,
+              fetch_sparkload_maintenance_health=lambda relations, file_format, policy: {"raw.t": report["health"]},
+              _sparkload_maintenance_name=lambda relation: f"{relation['schema']}.{relation['identifier']}",
+              run_sparkload_maintenance=lambda relation, file_format, policy, dry_run, health: report)
     api = SimpleNamespace(Relation=SimpleNamespace(create=lambda **parts: parts))
     text = (ROOT / "macros" / "operations" / "sparkload_maintain.sql").read_text()
     module = compiled(text).make_module(vars={"context": sl, "api": api, "tojson": json.dumps,

@@ -21,8 +21,8 @@
   {{ return(adapter.dispatch('validate_sparkload_maintenance', 'sparkload')(raw, where)) }}
 {%- endmacro %}
 
-{% macro run_sparkload_maintenance(relation, file_format, policy, dry_run=false) -%}
-  {{ return(adapter.dispatch('run_sparkload_maintenance', 'sparkload')(relation, file_format, policy, dry_run)) }}
+{% macro run_sparkload_maintenance(relation, file_format, policy, dry_run=false, health=none) -%}
+  {{ return(adapter.dispatch('run_sparkload_maintenance', 'sparkload')(relation, file_format, policy, dry_run, health)) }}
 {%- endmacro %}
 
 {#- The policy with defaults filled in, sizes in bytes and durations in seconds; none when `raw` is
@@ -97,26 +97,47 @@
   {{ exceptions.raise_compiler_error(msg) }}
 {%- endmacro %}
 
-{#- Maintains one table by `policy` (validated) and returns its report: {'table', 'format', 'health',
-    'actions': [{'action', 'why', 'result'}]}; with dry_run, plans and reports without changing anything. -#}
-{% macro default__run_sparkload_maintenance(relation, file_format, policy, dry_run=false) -%}
-  {%- if file_format not in ['iceberg', 'delta'] -%}
-    {{ exceptions.raise_compiler_error('sparkload maintenance of ' ~ relation ~ ': file_format=' ~ file_format ~ ' has no maintenance; expected iceberg or delta.') }}
-  {%- endif -%}
+{#- Raises, before any SQL, on a format without maintenance or a policy the format refuses (`relations`:
+    the tables it would maintain, named in the error). -#}
+{% macro _validate_sparkload_maintenance_format(relations, file_format, policy) -%}
+  {{ return(adapter.dispatch('_validate_sparkload_maintenance_format', 'sparkload')(relations, file_format, policy)) }}
+{%- endmacro %}
+
+{% macro default___validate_sparkload_maintenance_format(relations, file_format, policy) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set names = [] -%}
+  {%- for relation in relations -%}{%- do names.append(sl._sparkload_maintenance_name(relation)) -%}{%- endfor -%}
+  {%- set where = 'sparkload maintenance of ' ~ (names[:1] | join('')) ~ (' and ' ~ (names | length - 1) ~ ' more tables' if names | length > 1 else '') -%}
+  {%- if file_format not in ['iceberg', 'delta'] -%}
+    {{ exceptions.raise_compiler_error(where ~ ': file_format=' ~ file_format ~ ' has no maintenance; expected iceberg or delta.') }}
+  {%- endif -%}
+  {%- if file_format == 'delta' and policy.keep_snapshots_for is not none and policy.keep_snapshots_for < 604800 -%}
+    {{ sl._sparkload_maintenance_fail(where, 'keep_snapshots_for', policy.keep_snapshots_for ~ 's',
+        "at least 7d on Delta, whose VACUUM refuses a shorter window (a reader of an older version would lose its files), or none") }}
+  {%- endif -%}
+{%- endmacro %}
+
+{#- Maintains one table by `policy` (validated) and returns its report: {'table', 'format', 'health',
+    'actions': [{'action', 'why', 'result'}]}; with dry_run, plans and reports without changing anything.
+    `health`: the table's, fetched with its dataset's (helpers/maintenance_health.sql); none: fetched here. -#}
+{% macro default__run_sparkload_maintenance(relation, file_format, policy, dry_run=false, health=none) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- do sl._validate_sparkload_maintenance_format([relation], file_format, policy) -%}
+  {%- if health is none -%}
+    {%- set health = sl.fetch_sparkload_maintenance_health([relation], file_format, policy)[sl._sparkload_maintenance_name(relation)] -%}
+  {%- endif -%}
   {%- set maintain = sl._sparkload_maintain_iceberg if file_format == 'iceberg' else sl._sparkload_maintain_delta -%}
-  {{ return(maintain(relation, policy, dry_run)) }}
+  {{ return(maintain(relation, policy, dry_run, health)) }}
 {%- endmacro %}
 
-{% macro _sparkload_maintain_iceberg(relation, policy, dry_run) -%}
-  {{ return(adapter.dispatch('_sparkload_maintain_iceberg', 'sparkload')(relation, policy, dry_run)) }}
+{% macro _sparkload_maintain_iceberg(relation, policy, dry_run, health) -%}
+  {{ return(adapter.dispatch('_sparkload_maintain_iceberg', 'sparkload')(relation, policy, dry_run, health)) }}
 {%- endmacro %}
 
-{% macro default___sparkload_maintain_iceberg(relation, policy, dry_run) -%}
+{% macro default___sparkload_maintain_iceberg(relation, policy, dry_run, health) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set rel = sl.sparkload_relation(relation) -%}
   {%- set name = sl.sparkload_literal(rel) -%}
-  {%- set health = sl._fetch_sparkload_iceberg_health(rel, policy) -%}
   {%- set when = policy.compact_when -%}
   {%- set ratio = (health.deleted_rows / health.data_rows) if health.data_rows > 0 else 0 -%}
   {%- set reasons = [] -%}
@@ -164,50 +185,13 @@
   {{ return(none) }}
 {%- endmacro %}
 
-{#- Files of the current snapshot and snapshots, in one statement over Iceberg's metadata tables; the
-    cut-off times are the session's, so they compare with `committed_at` and file times as Iceberg does. -#}
-{% macro _fetch_sparkload_iceberg_health(rel, policy) -%}
-  {{ return(adapter.dispatch('_fetch_sparkload_iceberg_health', 'sparkload')(rel, policy)) }}
+{% macro _sparkload_maintain_delta(relation, policy, dry_run, health) -%}
+  {{ return(adapter.dispatch('_sparkload_maintain_delta', 'sparkload')(relation, policy, dry_run, health)) }}
 {%- endmacro %}
 
-{% macro default___fetch_sparkload_iceberg_health(rel, policy) -%}
-  {%- set sql -%}
-    select * from (
-      select count_if(`content` = 0) as data_files,
-             count_if(`content` = 0 and `file_size_in_bytes` < {{ policy.small_file_size }}) as small_files,
-             count_if(`content` <> 0) as delete_files,
-             coalesce(sum(if(`content` = 0, `record_count`, 0)), 0) as data_rows,
-             coalesce(sum(if(`content` <> 0, `record_count`, 0)), 0) as deleted_rows,
-             coalesce(sum(if(`content` = 0, `file_size_in_bytes`, 0)), 0) as data_bytes
-      from {{ rel }}.`files`) as f
-    cross join (
-      select count(*) as snapshots,
-             count_if(`committed_at` < current_timestamp() - make_dt_interval(0, 0, 0, {{ policy.keep_snapshots_for or 0 }})) as expirable,
-             cast(current_timestamp() - make_dt_interval(0, 0, 0, {{ policy.keep_snapshots_for or 0 }}) as string) as expire_before,
-             cast(current_timestamp() - make_dt_interval(0, 0, 0, {{ policy.remove_orphans_older_than or 0 }}) as string) as orphans_before
-      from {{ rel }}.`snapshots`) as s
-  {%- endset -%}
-  {%- set table = run_query(sql) -%}
-  {%- set health = {} -%}
-  {%- for column in table.column_names -%}
-    {%- set value = table.rows[0][loop.index0] -%}
-    {%- do health.update({column: value if value is string else (value | int)}) -%}
-  {%- endfor -%}
-  {{ return(health) }}
-{%- endmacro %}
-
-{% macro _sparkload_maintain_delta(relation, policy, dry_run) -%}
-  {{ return(adapter.dispatch('_sparkload_maintain_delta', 'sparkload')(relation, policy, dry_run)) }}
-{%- endmacro %}
-
-{% macro default___sparkload_maintain_delta(relation, policy, dry_run) -%}
+{% macro default___sparkload_maintain_delta(relation, policy, dry_run, health) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set rel = sl.sparkload_relation(relation) -%}
-  {%- if policy.keep_snapshots_for is not none and policy.keep_snapshots_for < 604800 -%}
-    {{ sl._sparkload_maintenance_fail('sparkload maintenance of ' ~ relation.schema ~ '.' ~ relation.identifier, 'keep_snapshots_for', policy.keep_snapshots_for ~ 's',
-        "at least 7d on Delta, whose VACUUM refuses a shorter window (a reader of an older version would lose its files), or none") }}
-  {%- endif -%}
-  {%- set health = sl._fetch_sparkload_delta_health(rel, policy) -%}
   {%- set when = policy.compact_when -%}
   {%- set average = (health.data_bytes / health.data_files) | int if health.data_files > 0 else 0 -%}
   {%- set ratio = (health.deleted_rows / health.data_rows) if health.data_rows > 0 else 0 -%}
@@ -233,57 +217,6 @@
   {{ return(sl._run_sparkload_maintenance_plan(relation, 'delta', health, plan, dry_run)) }}
 {%- endmacro %}
 
-{#- A Delta table's files (DESCRIBE DETAIL) and, from its history since the last compaction, the
-    deletion vectors and deleted rows its MERGE / DELETE / UPDATE commits left (Delta has no metadata
-    table of its files: the commits' own metrics count them); `expirable`: commits older than the
-    time-travel window and younger than that window before the last VACUUM, whose removed files a VACUUM
-    now deletes (older ones an earlier VACUUM took; without any, a VACUUM would only list the files). -#}
-{% macro _fetch_sparkload_delta_health(rel, policy) -%}
-  {{ return(adapter.dispatch('_fetch_sparkload_delta_health', 'sparkload')(rel, policy)) }}
-{%- endmacro %}
-
-{% macro default___fetch_sparkload_delta_health(rel, policy) -%}
-  {%- set detail = run_query('describe detail ' ~ rel) -%}
-  {%- set health = {'data_files': detail.columns['numFiles'].values()[0] | int, 'data_bytes': detail.columns['sizeInBytes'].values()[0] | int,
-                    'data_rows': 0, 'deletion_vectors': 0, 'deleted_rows': 0, 'expirable': 0} -%}
-  {%- set keep = policy.keep_snapshots_for or 0 -%}
-  {%- set now = run_query('select cast(current_timestamp() as string) as now, cast(current_timestamp() - make_dt_interval(0, 0, 0, ' ~ keep ~ ') as string) as before') -%}
-  {%- set before = now.columns['before'].values()[0] | string -%}
-  {%- do health.update({'expire_before': before}) -%}
-  {%- set history = run_query('describe history ' ~ rel) -%}
-  {%- set compacted = {'done': false} -%}
-  {%- set vacuumed = {'at': none} -%}
-  {%- for row in history.rows -%}  {#- newest first -#}
-    {%- set operation = row['operation'] | string -%}
-    {%- set at = row['timestamp'] | string -%}
-    {%- set metrics = row['operationMetrics'] -%}
-    {%- set metrics = fromjson(metrics) if metrics is string else (metrics or {}) -%}
-    {%- if operation in ['OPTIMIZE', 'REORG'] -%}{%- do compacted.update({'done': true}) -%}{%- endif -%}
-    {%- if not compacted.done -%}
-      {%- set added = (metrics.get('numTargetDeletionVectorsAdded', metrics.get('numDeletionVectorsAdded', 0)) | int)
-                      - (metrics.get('numTargetDeletionVectorsRemoved', metrics.get('numDeletionVectorsRemoved', 0)) | int) -%}
-      {%- do health.update({'deletion_vectors': health.deletion_vectors + added,
-                            'deleted_rows': health.deleted_rows + (metrics.get('numTargetRowsDeleted', metrics.get('numDeletedRows', 0)) | int)
-                                            + (metrics.get('numTargetRowsUpdated', metrics.get('numUpdatedRows', 0)) | int)}) -%}
-    {%- endif -%}
-    {%- if operation == 'VACUUM END' and vacuumed.at is none -%}{%- do vacuumed.update({'at': at}) -%}{%- endif -%}
-  {%- endfor -%}
-  {%- set last_cutoff = none -%}
-  {%- if vacuumed.at is not none -%}
-    {%- set last_cutoff = run_query('select cast(timestamp ' ~ sl.sparkload_literal(vacuumed.at) ~ ' - make_dt_interval(0, 0, 0, ' ~ keep ~ ') as string) as c').columns['c'].values()[0] | string -%}
-  {%- endif -%}
-  {%- for row in history.rows -%}
-    {%- set operation = row['operation'] | string -%}
-    {%- set at = row['timestamp'] | string -%}
-    {%- if not operation.startswith('VACUUM') and at < before and (last_cutoff is none or at > last_cutoff) -%}
-      {%- do health.update({'expirable': health.expirable + 1}) -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {%- set rows = run_query('select count(*) as n from ' ~ rel) -%}
-  {%- do health.update({'data_rows': rows.columns['n'].values()[0] | int, 'deletion_vectors': [health.deletion_vectors, 0] | max}) -%}
-  {{ return(health) }}
-{%- endmacro %}
-
 {#- Runs each planned statement (in a dry run, only those that change nothing, e.g. an orphan-file
     listing with dry_run => true) and records its first result row. -#}
 {% macro _run_sparkload_maintenance_plan(relation, file_format, health, plan, dry_run) -%}
@@ -291,7 +224,8 @@
 {%- endmacro %}
 
 {% macro default___run_sparkload_maintenance_plan(relation, file_format, health, plan, dry_run) -%}
-  {%- set report = {'table': relation.schema ~ '.' ~ relation.identifier, 'format': file_format, 'health': health,
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set report = {'table': sl._sparkload_maintenance_name(relation), 'format': file_format, 'health': health,
                     'dry_run': dry_run, 'actions': []} -%}
   {%- for step in plan -%}
     {%- set done = {'action': step.action, 'why': step.why, 'result': none} -%}

@@ -9,8 +9,11 @@ not resolve), its tables are retried one by one, once, and a table that fails ag
 skipped with its error, so one busy table never stops the others.
 
 A dry run changes nothing, so given a session on the lakehouse's running warm server (`warm`: the CLI
-passes one when a server runs, runtime/warm.py) it lists the tables and runs the operation over thrift
-there (the adapter's `thrift` method), starting no JVM here.
+passes one when a server runs, runtime/warm.py) it lists the tables there and sends the operation to the
+server's own dbt process (runtime/warm_dbt.py), which holds this project parsed and re-parses it when one
+of its files changed: no JVM starts here, and no dbt either. When that process does not answer, dbt runs
+here over thrift on the server (the adapter's `thrift` method), as it did before the server had one. Either
+way, a log line says who ran the operation and where its time went (shown with --verbose).
 
 Errors: `MaintenanceError` (the policy is invalid, checked before Spark starts by policy.py, or dbt could
 not start).
@@ -22,7 +25,7 @@ import logging
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from ..contract import MAINTENANCE_ACTION_KEYS, MAINTENANCE_LOG_PREFIX, MAINTENANCE_REPORT_KEYS
 from ..errors import ConfigError
@@ -30,7 +33,9 @@ from ..lakehouse import LakehouseConfig, get_session, session_format
 from .catalog import lakehouse_tables
 
 log = logging.getLogger("sparkload.maintenance")
-PROJECT = "name: sparkload_maintenance\nversion: '1.0.0'\nconfig-version: 2\nprofile: sparkload_maintenance\n"
+# sparkload's own project, run on the user's behalf: it sends no usage events of its own (nor writes their cookie)
+PROJECT = ("name: sparkload_maintenance\nversion: '1.0.0'\nconfig-version: 2\nprofile: sparkload_maintenance\n"
+           "flags:\n  send_anonymous_usage_stats: false\n")
 
 
 class MaintenanceError(ConfigError):
@@ -64,18 +69,19 @@ def maintain(
     file_format = session_format(spark)
     found = lakehouse_tables(spark, datasets)
     reports: List[Dict[str, Any]] = []
-    project = _project(config, warm.endpoint if warm is not None else None)
+    here = _runner_here(_project(config, warm.endpoint if warm is not None else None))
+    run = here if warm is None else (lambda macro, args: warm.run_operation(macro, args) or here(macro, args))
     for dataset, tables in found.items():
         names = [f"{dataset}.{t}" for t in tables]
         if not names:
             continue
-        done, error = _operation(project, names, file_format, policy, dry_run)
+        done, error = _operation(run, names, file_format, policy, dry_run)
         if error is not None:
             done = []
             for name in names:  # one by one, twice at most: a failure skips only its table
-                got, error = _operation(project, [name], file_format, policy, dry_run)
+                got, error = _operation(run, [name], file_format, policy, dry_run)
                 if error is not None:
-                    got, error = _operation(project, [name], file_format, policy, dry_run)
+                    got, error = _operation(run, [name], file_format, policy, dry_run)
                 done += got or [{"table": name, "format": file_format, "actions": [], "skipped": error}]
         for report in done:
             reports.append(report)
@@ -111,50 +117,75 @@ _PROJECTS: Dict[Path, tempfile.TemporaryDirectory] = {}
 
 def _project(config: LakehouseConfig, warm=None) -> Path:
     """A dbt project with no models, whose profile is the embedded adapter on this lakehouse (or, given
-    the `warm` server's endpoint, the adapter over thrift on it); one per lakehouse and process, so later
-    calls reuse dbt's partial parse."""
+    the `warm` server's endpoint, the adapter over thrift on it); one per lakehouse and process."""
     if config.home not in _PROJECTS:
         _PROJECTS[config.home] = tempfile.TemporaryDirectory(prefix="sparkload-maintain-")
-    root = Path(_PROJECTS[config.home].name)
-    (root / "dbt_project.yml").write_text(PROJECT)
+    if warm is not None:
+        return write_project(Path(_PROJECTS[config.home].name), thrift_output(warm.host, warm.port))
     # the session's own settings, so dbt's adapter finds this process's session the same one (a process
     # holds one lakehouse session) rather than refusing a config that differs from it
     output = {"type": "sparkload", "method": "embedded", "schema": "default", "threads": 1,
               "lakehouse_dir": str(config.home), "master": config.master, "spark_conf": dict(config.spark_conf)}
-    if warm is not None:
-        output = {"type": "sparkload", "method": "thrift", "host": warm.host, "port": warm.port, "user": "sparkload",
-                  "schema": "default", "threads": 1}
-    elif config.jars_dir:
+    if config.jars_dir:
         output["jars_dir"] = str(config.jars_dir)
+    return write_project(Path(_PROJECTS[config.home].name), output)
+
+
+def thrift_output(host: str, port: int) -> Dict[str, Any]:
+    """The profile output of the adapter over thrift on a server at host:port."""
+    return {"type": "sparkload", "method": "thrift", "host": host, "port": port, "user": "sparkload",
+            "schema": "default", "threads": 1}
+
+
+def write_project(root: Path, output: Dict[str, Any]) -> Path:
+    """Write the operations' dbt project (no models; its profile is `output`) into `root`; `root`. The warm
+    server's dbt keeps one parsed (runtime/warm_dbt.py)."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "dbt_project.yml").write_text(PROJECT)
     profile = {"sparkload_maintenance": {"target": "embedded", "outputs": {"embedded": output}}}
     (root / "profiles.yml").write_text(json.dumps(profile))
     return root
 
 
-def _operation(project: Path, tables: List[str], file_format: str, policy: Any, dry_run: bool):
-    """(reports, None) after `dbt run-operation sparkload_maintain`, or (None, its error in one line)."""
-    from dbt.cli.main import dbtRunner
+def dbt_command(project: Path, command: List[str]) -> List[str]:
+    """dbt's arguments for `command` (["parse"], ["run-operation", macro, "--args", json]) on `project`."""
+    return [*command, "--project-dir", str(project), "--profiles-dir", str(project), "--quiet"]
 
+
+def _runner_here(project: Path) -> Callable[[str, Dict[str, Any]], Dict[str, Any]]:
+    """Runs an operation by dbt in this process, on `project`; its answer as the warm server's dbt gives it."""
+    def run(macro: str, args: Dict[str, Any]) -> Dict[str, Any]:
+        from dbt.cli.main import dbtRunner
+
+        started = time.monotonic()
+        lines: List[Tuple[str, str]] = []
+        result = dbtRunner(callbacks=[lambda event: lines.append((event.info.level, event.info.msg or ""))]).invoke(
+            dbt_command(project, ["run-operation", macro, "--args", json.dumps(args)]))
+        log.info("dbt run-operation %s ran in this process in %.1f s (dbt's start and parse included)", macro,
+                 time.monotonic() - started)
+        return {"success": result.success, "exception": None if result.exception is None else str(result.exception),
+                "lines": lines}
+    return run
+
+
+def _operation(run: Callable[[str, Dict[str, Any]], Dict[str, Any]], tables: List[str], file_format: str,
+               policy: Any, dry_run: bool):
+    """(reports, None) after the operation `sparkload_maintain` (run by `run`: here, or on the warm server's
+    dbt), or (None, its error in one line)."""
+    args = {"tables": tables, "file_format": file_format, "policy": policy, "dry_run": dry_run}
+    result = run("sparkload_maintain", args)
     reports: List[Dict[str, Any]] = []
     errors: List[str] = []
-
-    def on_event(event) -> None:
-        msg = event.info.msg or ""
+    for level, msg in result["lines"]:
         report = report_of_line(msg)
         if report is not None:
             reports.append(report)
-        elif event.info.level == "error" and msg.strip():
+        elif level == "error" and msg.strip():
             errors.append(msg.strip())
-
-    args = json.dumps({"tables": tables, "file_format": file_format, "policy": policy, "dry_run": dry_run})
-    result = dbtRunner(callbacks=[on_event]).invoke([
-        "run-operation", "sparkload_maintain", "--args", args, "--project-dir", str(project),
-        "--profiles-dir", str(project), "--quiet",
-    ])
-    if result.success:
+    if result["success"]:
         return reports, None
-    if result.exception is not None:  # dbt itself did not start: nothing ran
-        raise MaintenanceError(f"dbt run-operation sparkload_maintain could not run: {_first_line(str(result.exception))}")
+    if result["exception"] is not None:  # dbt itself did not start: nothing ran
+        raise MaintenanceError(f"dbt run-operation sparkload_maintain could not run: {_first_line(result['exception'])}")
     error = errors[-1] if errors else "dbt run-operation failed"
     invalid = [line.strip() for line in error.splitlines() if "is not valid; expected" in line]
     if invalid:  # the policy: the same for every table

@@ -116,10 +116,10 @@ class RunDir:
 
 
 class SparkProcess:
-    """One Spark JVM in its own process group, logging to `log`."""
+    """One Spark JVM (or another server process: the warm server's dbt) in its own process group, logging to `log`."""
 
     def __init__(self, name: str, cmd: Sequence[str], log: Path, env: Optional[Dict[str, str]] = None,
-                 cwd: Optional[Path] = None):
+                 cwd: Optional[Path] = None, pass_fds: Sequence[int] = ()):
         self.name = name
         self.log = log
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -127,7 +127,7 @@ class SparkProcess:
             self.popen = subprocess.Popen(
                 list(cmd), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 cwd=str(cwd or log.parent), env={**os.environ, **(env or {})}, start_new_session=True,
-                preexec_fn=DIE_WITH_PARENT,
+                preexec_fn=DIE_WITH_PARENT, pass_fds=tuple(pass_fds),
             )
         self.pgid = self.popen.pid
 

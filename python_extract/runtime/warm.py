@@ -10,7 +10,8 @@ Files, all under `home/warm/`:
   server.pid    the supervisor's pid alone (what a `processes.Watchdog.guard_pidfile` reads)
   start.lock    `flock`ed while a server is checked, cleaned up or started: two dbt runs starting at
                 once start one server, the second waits and uses it
-  server.log    the supervisor's log: start, each connection, idle exit; the JVM logs under run/
+  server.log    the supervisor's log: start, each connection, idle exit (and its dbt's lines); the JVM logs under run/
+  dbt/          the project the server's own dbt holds parsed (warm_dbt.py)
 
 The server is a supervisor process (`python -m python_extract.runtime.warm serve ...`, its own
 session) that starts HiveThriftServer2 (`serve.start_thrift_server`, JVM on an internal loopback port,
@@ -23,7 +24,9 @@ replaces. The server answers `set spark.sparkload.home` with its lakehouse, whic
 
 The small commands (`pipeline info`, `loads`, `expire --dry-run`, `lakehouse maintain --dry-run`) ask a
 running server through `WarmSession` (`running_server` finds it; it never starts one), which answers the
-few SparkSession calls they make over thrift (pyhive and pyspark's `Row` class imported on use, no JVM).
+few SparkSession calls they make over thrift (pyhive and pyspark's `Row` class imported on use, no JVM),
+and hands `maintain`'s dbt operation to the server's own dbt process (warm_dbt.py: started beside the JVM,
+dying with the supervisor, its project parsed once), so no dbt starts in the command either.
 
 Only the standard library, `errors`, the lakehouse `config` and `processes` are imported here (and `timeutil` when an
 idle timeout is read): the dbt process never loads pyspark.
@@ -57,6 +60,7 @@ from .processes import group_has_members, process_command_line, started_at, wait
 log = logging.getLogger("sparkload.runtime.warm")
 
 HOME_CONF = "spark.sparkload.home"  # the server's answer to `set spark.sparkload.home`
+DBT_MODULE = "python_extract.runtime.warm_dbt"  # the server's own dbt process
 DEFAULT_IDLE_TIMEOUT = "15m"
 START_TIMEOUT = 600.0  # a JVM start on a loaded machine; the wait ends at once when the server fails
 SUPERVISOR_MODULE = "python_extract.runtime.warm"
@@ -162,6 +166,12 @@ class Endpoint:
     port: int
     pid: int
     started: bool  # by this call
+    dbt_port: Optional[int] = None  # the server's own dbt (warm_dbt.py), on the same host
+
+    @classmethod
+    def of(cls, state: Dict[str, Any], started: bool) -> "Endpoint":
+        """The server `state` (server.json) records."""
+        return cls(state["host"], state["port"], state["pid"], started, state.get("dbt_port"))
 
 
 def settings_key(config: LakehouseConfig, idle_timeout: float) -> str:
@@ -207,6 +217,7 @@ def _end_group(pgid: Any, must_contain: str, grace: float = 20.0) -> None:
 def _clean_stale(files: WarmFiles, state: Dict[str, Any]) -> None:
     """The files of a server whose supervisor is gone, and its JVM if it is still there."""
     _end_group(state.get("jvm_pid"), f"{HOME_CONF}={files.home}")  # only the JVM of this lakehouse's server
+    _end_group(state.get("dbt_pid"), f"{DBT_MODULE} --home {files.home}")  # gone already, where it died with its parent
     files.remove()
 
 
@@ -222,7 +233,7 @@ def ensure_server(config: LakehouseConfig, idle_timeout: float, say: Callable[[s
     files, key = WarmFiles(config.home), settings_key(config, idle_timeout)
     state = files.read()
     if replace_pid is None and state and state.get("settings") == key and _is_supervisor(state.get("pid"), config.home):
-        return Endpoint(state["host"], state["port"], state["pid"], started=False)
+        return Endpoint.of(state, started=False)
     with files.locked():
         state = files.read()  # another run may have started or replaced it while we waited for the lock
         if state:
@@ -240,7 +251,7 @@ def ensure_server(config: LakehouseConfig, idle_timeout: float, say: Callable[[s
                     "(lakehouse settings or idle timeout changed); stopping it and starting one with these")
                 _stop(files, state)
             else:
-                return Endpoint(state["host"], state["port"], pid, started=False)
+                return Endpoint.of(state, started=False)
         return _start(files, config, idle_timeout, key, say)
 
 
@@ -266,7 +277,7 @@ def _start(files: WarmFiles, config: LakehouseConfig, idle_timeout: float, key: 
         state = files.read()
         if state and state.get("pid") == popen.pid:
             popen.returncode = 0  # not ours to reap: it outlives this process (silences Popen.__del__)
-            return Endpoint(state["host"], state["port"], popen.pid, started=True)
+            return Endpoint.of(state, started=True)
         if popen.poll() is not None:
             raise WarmServerError(f"the warm server for lakehouse {config.home} exited with code {popen.returncode} "
                                   f"before serving: {_last_error(files.log, since)}; log {files.log}")
@@ -317,7 +328,7 @@ def running_server(home: Path) -> Optional[Endpoint]:
     files = WarmFiles(Path(home).expanduser().resolve())
     state = files.read()
     if state and _is_supervisor(state.get("pid"), files.home):
-        return Endpoint(state["host"], state["port"], state["pid"], started=False)
+        return Endpoint.of(state, started=False)
     return None
 
 
@@ -368,6 +379,13 @@ class WarmSession:
             return _WarmResult([_row(names, [c(v) for c, v in zip(convert, values)]) for values in cursor.fetchall()])
         finally:
             cursor.close()
+
+    def run_operation(self, macro: str, args: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        """`dbt run-operation` on the server's own dbt, which holds its project parsed (warm_dbt.py): its
+        answer, or None when it does not answer (logged; the caller runs dbt itself)."""
+        from .warm_dbt import answer_or_none
+
+        return answer_or_none(self.endpoint, macro, args)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -547,6 +565,7 @@ def serve(config: LakehouseConfig, idle_timeout: float, settings: str) -> int:
     import asyncio
     import shutil
 
+    from . import warm_dbt
     from .processes import LOOPBACK
     from .serve import start_thrift_server
 
@@ -557,19 +576,27 @@ def serve(config: LakehouseConfig, idle_timeout: float, settings: str) -> int:
     served = config.with_(spark_conf={**config.spark_conf, HOME_CONF: str(config.home),
                                       "spark.app.name": f"{config.app_name} warm thrift server"})
     server = start_thrift_server(served, host=LOOPBACK, run_dir=files.run_dir)
-    supervisor = Supervisor(server, files, idle_timeout)
+    supervisor, dbt = Supervisor(server, files, idle_timeout), None
     try:
+        # the dbt process answers on a port bound here, so it is recorded at once; a request sent while it
+        # still starts waits in the socket's backlog. Started from the main thread: it dies with this process
+        with socket.create_server((LOOPBACK, 0)) as dbt_listener:
+            dbt = warm_dbt.start(files, dbt_listener, LOOPBACK, port)
+            dbt_port = dbt_listener.getsockname()[1]
         files.write({"pid": os.getpid(), "host": LOOPBACK, "port": port, "home": str(config.home),
                      "jvm_pid": server.process.pid, "jvm_port": server.port, "idle_timeout": idle_timeout,
+                     "dbt_pid": dbt.pid, "dbt_port": dbt_port,
                      "settings": settings, "log": str(files.log), "jvm_log": str(server.log),
                      "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
-        log.info("serving lakehouse %s on %s:%d (JVM pid %d on port %d); exits after %.0f s idle",
-                 config.home, LOOPBACK, port, server.process.pid, server.port, idle_timeout)
+        log.info("serving lakehouse %s on %s:%d (JVM pid %d on port %d, dbt pid %d on port %d); exits after %.0f s idle",
+                 config.home, LOOPBACK, port, server.process.pid, server.port, dbt.pid, dbt_port, idle_timeout)
         threading.Thread(target=_warm_up, args=(server,), name="warm-up", daemon=True).start()
         return asyncio.run(supervisor.run(listener))
     finally:
         supervisor._finish(supervisor.exit_code or 0, "shutting down")
         listener.close()
+        if dbt is not None:
+            dbt.stop(grace=5.0)
         server.stop()
         log.info("stopped; port %d and JVM port %d are free", port, server.port)
 

@@ -1,7 +1,7 @@
 """The warm dbt loop (docs/deployments.md, "The warm dbt loop"), on real processes: dbt runs as separate processes
 with the `warm: true` profile of docs/deployments.md over this run's lakehouse; the warm server they start is a real
-detached supervisor + thrift server JVM, guarded by the run's watchdog (its pid file), and each test
-ends with no warm server left.
+detached supervisor + thrift server JVM + its dbt process, guarded by the run's watchdog (its pid file), and each
+test ends with no warm server left (none of the three processes, none of their ports).
 
 Nothing here is timed: the speed is the benchmark's (benchmarks/bench_dbt_loop.py)."""
 from __future__ import annotations
@@ -80,6 +80,9 @@ class DbtProcess:
         return self.finish(self.start(*args), expect_success)
 
 
+PROCESSES = ("pid", "jvm_pid", "dbt_pid")  # a server's supervisor, its JVM and its dbt (server.json)
+
+
 @pytest.fixture
 def warm(lakehouse, spark, dbt_deps, watchdog):
     """The lakehouse's warm files; the server any test starts is guarded, and stopped at the end."""
@@ -95,21 +98,21 @@ def warm(lakehouse, spark, dbt_deps, watchdog):
     stop_server(lakehouse.home)
     assert files.read() is None and not files.pidfile.exists()
     home = str(lakehouse.home)
-    left = [f"pid {s[k]}" for s in seen for k in ("pid", "jvm_pid") if alive(s[k], s["started"].get(k))]
-    left += [f"port {s[k]}" for s in seen for k in ("port", "jvm_port") if k in s and port_held_for(s[k], home)]
+    left = [f"pid {s[k]}" for s in seen for k in PROCESSES if alive(s[k], s["started"].get(k))]
+    left += [f"port {s[k]}" for s in seen for k in ("port", "jvm_port", "dbt_port") if k in s and port_held_for(s[k], home)]
     assert left == [], f"warm server processes or ports left: {left}"
 
 
 def _identified(state: dict) -> dict:
     """`state` with the start times of its processes: a pid seen again later is the same process only
     with the same start time (ids are recycled quickly here, above all with two pytest workers)."""
-    return dict(state, started={k: started_at(state[k]) for k in ("pid", "jvm_pid")})
+    return dict(state, started={k: started_at(state[k]) for k in PROCESSES})
 
 
 def _server(files: WarmFiles) -> dict:
     state = files.read()
     assert state, f"no warm server recorded in {files.state}"
-    assert alive(state["pid"]) and alive(state["jvm_pid"]), state
+    assert all(alive(state[k]) for k in PROCESSES), state
     return _identified(state)
 
 
@@ -130,7 +133,7 @@ def _wait_until_gone(server: dict, ports=("port",), timeout=300.0) -> list:
     there once the processes are gone or `timeout` passed (a deadline for a hung test, not a timing).
     Ports are probed only then, by what listens on them (the kernel may have given one to another
     process since, which does not count)."""
-    pids = [(server[k], server["started"][k]) for k in ("pid", "jvm_pid")]
+    pids = [(server[k], server["started"][k]) for k in PROCESSES]
     deadline = time.monotonic() + timeout
     while [p for p, start in pids if alive(p, start)] and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -244,7 +247,7 @@ def test_idle_server__exits_after_its_timeout_leaving_no_process_and_no_port(nam
     assert server["idle_timeout"] == 20
 
     # nobody queries it: it stops by itself (the wait is a deadline for a hung test, not a timing)
-    assert _wait_until_gone(server, ("port", "jvm_port")) == []
+    assert _wait_until_gone(server, ("port", "jvm_port", "dbt_port")) == []
     assert files.read() is None and not files.pidfile.exists()
     assert f"warm server pid {server['pid']}: stopping: idle for 20 s" in files.log.read_text()
 
@@ -264,7 +267,7 @@ def test_stop_command__stops_the_server_and_says_so(lakehouse, names, warm, tmp_
     assert stopped.stdout.strip() == (f"stopped the warm server of lakehouse {lakehouse.home} "
                                       f"(pid {server['pid']}, port {server['port']})")
     assert again.stdout.strip() == f"no warm server runs for lakehouse {lakehouse.home}"
-    assert _wait_until_gone(server, ("port", "jvm_port"), timeout=30) == []
+    assert _wait_until_gone(server, ("port", "jvm_port", "dbt_port"), timeout=30) == []
 
 
 @pytest.mark.extended

@@ -14,7 +14,9 @@ import pytest
 
 from python_extract.cli import main
 from python_extract.errors import ConfigError
+from python_extract.lakehouse import LakehouseConfig
 from python_extract.maintenance import MaintenanceError, describe, maintain
+from python_extract.maintenance.operation import _operation, _project, _runner_here
 
 from ..support.files import table_files
 
@@ -78,6 +80,48 @@ def test_maintain__dry_run_plans_then_compaction_applies_deletes_keeping_rows_an
     # a second pass finds nothing to do
     [again] = maintain(datasets=[dataset], policy=NO_ORPHANS)
     assert again["actions"] == [] and describe(again) == f"{table}: nothing to do (1 data files, 0 delete files)"
+
+
+@pytest.mark.each_format
+def test_maintain__a_datasets_health_is_read_in_one_statement_for_all_its_tables(spark, dataset, monkeypatch):
+    """Issue 40 item 7: a dry run of a dataset of N tables runs, on Iceberg, one health statement for all of
+    them and each table's orphan-file listing (N + 1; 2N before), on Delta one statement of every row count
+    and DESCRIBE DETAIL and HISTORY per table (2N + 1; 4N before), and reports what one table alone reports."""
+    from dbt.cli.main import dbtRunner
+
+    from python_extract.lakehouse import session_format
+
+    file_format = session_format(spark)
+    tables = [f"{dataset}.t{i}" for i in range(3)]
+    for table in tables:
+        spark.sql(f"create table {table} (id bigint, v string) using {file_format}")
+        spark.sql(f"insert into {table} values (1, 'a'), (2, 'b')")
+    statements, init = [], dbtRunner.__init__
+
+    def counting(runner, manifest=None, callbacks=None):  # every statement dbt sends, by its event
+        init(runner, manifest=manifest, callbacks=[*(callbacks or []), lambda event: event.info.name == "SQLQuery"
+                                                   and statements.append(" ".join(event.data.sql.split()))])
+    monkeypatch.setattr(dbtRunner, "__init__", counting)
+    reports = maintain(datasets=[dataset], dry_run=True)
+    on_tables = [sql for sql in statements if any(f"`{t.split('.')[1]}`" in sql for t in tables)]
+    if file_format == "iceberg":
+        assert len(on_tables) == 1 + len(tables), on_tables
+        assert on_tables[0].count("union all") == len(tables) - 1 and "`files`" in on_tables[0], on_tables[0]
+    else:
+        assert len(on_tables) == 1 + 2 * len(tables), on_tables
+        assert on_tables[0].count("union all") == len(tables) - 1 and "count(*)" in on_tables[0], on_tables[0]
+    assert sorted(r["table"] for r in reports) == sorted(tables)
+    monkeypatch.undo()
+    # the operation on one table of them reports it as the dataset's did (but for the cut-off times, relative to now)
+    alone, error = _operation(_runner_here(_project(LakehouseConfig.from_env())), [tables[1]], file_format, True, True)
+    [together] = [r for r in reports if r["table"] == tables[1]]
+    assert error is None and [_timeless(r) for r in alone] == [_timeless(together)]
+
+
+def _timeless(report):
+    """A report without its cut-off times (relative to now)."""
+    return {**report, "health": {k: v for k, v in report["health"].items() if not k.endswith("_before")},
+            "actions": [a["action"] for a in report["actions"]]}
 
 
 def test_maintain__expires_snapshots_only_outside_the_time_travel_window(spark, dataset):
