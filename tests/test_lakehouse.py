@@ -92,7 +92,7 @@ def test_session__tables_are_of_the_chosen_format(spark):
     assert provider and provider[0].data_type.lower() == fmt
 
 
-@pytest.mark.extended("iceberg")  # the demo runs on Delta in either run
+@pytest.mark.extended  # the demo runs on Delta in either run; the README's quickstart (tests/reliability) runs the main job in its own processes
 def test_demo__runs_on_delta_the_default_in_its_own_process(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "SPARKLOAD_TABLE_FORMAT"}
     env["SPARKLOAD_HOME"] = str(tmp_path)

@@ -66,6 +66,7 @@ def test_dbt_run_over_thrift__sparkload_adapter_merges_in_the_server_jvm(spark, 
     assert merged.summary["spark.app.id"] == server_app == built.summary["spark.app.id"]
 
 
+@pytest.mark.extended("delta")  # dbt test's queries over the wire: the docs generate test below reads Delta's catalog there
 @pytest.mark.dbt_targets("thrift")
 def test_dbt_test_over_thrift__passes_then_catches_a_duplicate_key(spark, lakehouse, names, dbt):
     _two_loads(lakehouse, names)

@@ -267,7 +267,7 @@ def test_stop_command__stops_the_server_and_says_so(lakehouse, names, warm, tmp_
     assert stopped.stdout.strip() == (f"stopped the warm server of lakehouse {lakehouse.home} "
                                       f"(pid {server['pid']}, port {server['port']})")
     assert again.stdout.strip() == f"no warm server runs for lakehouse {lakehouse.home}"
-    assert _wait_until_gone(server, ("port", "jvm_port", "dbt_port"), timeout=30) == []
+    assert _wait_until_gone(server, ("port", "jvm_port", "dbt_port"), timeout=120) == []
 
 
 @pytest.mark.extended

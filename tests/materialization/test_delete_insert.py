@@ -14,6 +14,7 @@ pytestmark = [pytest.mark.dbt_targets(*TARGETS)]
 
 
 @pytest.mark.each_format
+@pytest.mark.extended("spark_session")  # dbt-spark's session method: test_upsert's and test_insert_only's first tests
 @pytest.mark.over_the_wire
 @pytest.mark.dbt_targets(*PACKAGE_TARGETS)
 def test_delete_insert__replaces_rows_by_primary_key_keeping_one_per_key(spark, stage, dbt, names):

@@ -40,7 +40,8 @@ def test_delta_staging__each_load_is_one_commit_and_time_travel_finds_the_table_
     assert table(spark, items, "_dlt_load_id") == rows_of((first,), (first,), (second,))
 
 
-@pytest.mark.parametrize("vectors", ["true", "false"])
+# off: the same MERGE without vectors, a variant of the on case (`--suite ci` leaves it out)
+@pytest.mark.parametrize("vectors", ["true", pytest.param("false", marks=pytest.mark.extended)])
 def test_delta_deletion_vectors__on_or_off_the_same_rows_and_only_on_writes_vectors(spark, stage, dbt, names, vectors):
     probe = {"write_disposition": "merge", "strategy": "upsert", "primary_key": "id",
              "tblproperties": {"delta.enableDeletionVectors": vectors}}
@@ -57,6 +58,7 @@ def test_delta_deletion_vectors__on_or_off_the_same_rows_and_only_on_writes_vect
     assert (added > 0) == (vectors == "true"), merges[0]
 
 
+@pytest.mark.extended  # the same table property the model config's test below sets, and reads back the same way
 def test_delta_change_data_feed__opted_in_by_tblproperties_shows_each_loads_changes(spark, stage, dbt, names):
     probe = {"write_disposition": "merge", "strategy": "upsert", "primary_key": "id",
              "tblproperties": {"delta.enableChangeDataFeed": "true"}}

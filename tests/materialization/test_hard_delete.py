@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.dbt_targets(*TARGETS), pytest.mark.each_format]
 FLAG = {"deleted": {"data_type": "bool"}}
 
 
-@pytest.mark.extended("delta")
+@pytest.mark.extended("delta", "thrift")
 @pytest.mark.over_the_wire
 def test_hard_delete__boolean_flag_deletes_by_primary_key_merge_key_or_not_at_all(spark, stage, dbt, names):
     def run(*models):

@@ -12,6 +12,7 @@ from ..support.tables import rows_of, table
 pytestmark = pytest.mark.dbt_targets(*TARGETS)
 
 
+@pytest.mark.extended("thrift", "spark_session")  # the package alone walks the same child statements in test_upsert's wire variant
 @pytest.mark.over_the_wire
 @pytest.mark.dbt_targets(*PACKAGE_TARGETS)
 def test_nested__replaced_and_deleted_roots_lose_their_children(spark, stage, dbt, names):

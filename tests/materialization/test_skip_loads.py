@@ -33,6 +33,7 @@ def ledger(spark, names, model: str):
     return sorted((r["load_id"], r["skipped"]) for r in rows)
 
 
+@pytest.mark.extended("thrift")  # the ledger's statements are the same over the wire (test_upsert's wire variant writes it)
 @pytest.mark.over_the_wire
 def test_skip_loads__a_refused_load_is_skipped_for_that_model_only_and_recorded_in_its_ledger(spark, stage, dbt, names, capsys):
     from python_extract.cli import main

@@ -31,7 +31,7 @@ def test_upsert__the_newest_of_several_pending_loads_wins(spark, stage, dbt, nam
     assert table(spark, f"{names.target}.up_pk", "id, name") == rows_of((1, "c"), (2, "x"))
 
 
-@pytest.mark.extended("thrift")
+@pytest.mark.extended("thrift", "delta")  # the duplicate check is one query before the MERGE, the same on both formats
 @pytest.mark.over_the_wire
 def test_upsert__duplicate_keys_in_one_load_fail_naming_key_and_load_and_change_nothing(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}])
