@@ -111,6 +111,7 @@ def _killing(tmp_path, faker, monkeypatch, **env) -> str:
     return wrapper.name
 
 
+@pytest.mark.extended  # a kill mid-read: tests/extract/test_crash.py kills the landing at its boundaries in --suite ci
 def test_faker__killed_mid_read_keeps_checkpoints_and_the_rerun_converges_in_dbt(
         faker, pipe, names, lakehouse, tmp_path, monkeypatch):
     from dbt.cli.main import dbtRunner

@@ -96,6 +96,7 @@ def test_small_commands__answer_through_the_warm_server_as_through_a_session(lak
 PROBE = "{% macro sparkload_probe() %}{% do log('probe says {said}', info=true) %}{% endmacro %}\n"
 
 
+@pytest.mark.extended  # the warm dbt's lazy start and reuse of its parse: the first test's maintain goes through it
 def test_warm_dbt__sees_a_macro_added_changed_or_removed_between_two_operations(lakehouse, warm_server):
     server = warm_server()
     probe = WarmFiles(lakehouse.home).dir / "dbt" / "macros" / "sparkload_probe.sql"

@@ -86,6 +86,7 @@ def test_dbt_test_over_thrift__passes_then_catches_a_duplicate_key(spark, lakeho
     assert {r.node.name: str(r.status) for r in failed.result.results}["unique_skeleton_customers_id"] == "fail"
 
 
+@pytest.mark.extended("delta")  # on Delta the adapter suite's docs classes read the catalog over thrift (tests/adapter/test_docs.py)
 @pytest.mark.dbt_targets("thrift")
 def test_dbt_docs_generate_over_thrift__catalog_lists_the_lakehouse_tables(spark, lakehouse, names, dbt, tmp_path):
     _two_loads(lakehouse, names)

@@ -14,7 +14,8 @@ pytestmark = [pytest.mark.dbt_targets(*TARGETS)]
 
 
 @pytest.mark.each_format
-@pytest.mark.extended("spark_session")  # dbt-spark's session method: test_upsert's and test_insert_only's first tests
+@pytest.mark.extended("spark_session", ("iceberg", "embedded"))  # session method: test_upsert's, test_insert_only's first
+# tests; embedded it runs on Delta, here over the wire (and the file's other tests embedded)
 @pytest.mark.over_the_wire
 @pytest.mark.dbt_targets(*PACKAGE_TARGETS)
 def test_delete_insert__replaces_rows_by_primary_key_keeping_one_per_key(spark, stage, dbt, names):

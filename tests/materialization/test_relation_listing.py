@@ -14,6 +14,7 @@ pytestmark = [pytest.mark.dbt_targets("embedded", "sparkload_thrift"), pytest.ma
               pytest.mark.wire_each_format]
 
 
+@pytest.mark.extended(("delta", "sparkload_thrift"))  # the server's listing of Delta tables: embedded lists them the same way
 def test_relation_listing__tables_are_listed_with_their_format_and_none_is_described(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}], table="items")
     stage.load([{"id": 1, "name": "Ann"}], table="customers")

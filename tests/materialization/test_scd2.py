@@ -17,6 +17,7 @@ VALIDITY = "_dlt_valid_from, _dlt_valid_to"
 
 @pytest.mark.each_format
 @pytest.mark.extended("spark_session")  # dbt-spark's session method: test_upsert's and test_insert_only's first tests
+@pytest.mark.extended(("iceberg", "embedded"))  # runs embedded on Delta; here over the wire (and the file's other tests embedded)
 @pytest.mark.over_the_wire
 @pytest.mark.dbt_targets(*PACKAGE_TARGETS)
 def test_scd2__full_extract_retires_changed_and_absent_records(spark, stage, dbt, names):

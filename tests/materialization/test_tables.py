@@ -23,6 +23,7 @@ def test_append_and_replace__insert_every_load_once_or_keep_the_newest(spark, st
     assert table(spark, f"{names.target}.replace_items", "id, name") == rows_of((3, "c"))
 
 
+@pytest.mark.extended("delta")  # Delta's default (deletion vectors on) is what every Delta MERGE of the run writes with
 @pytest.mark.over_the_wire
 def test_table_properties__merge_on_read_by_default_and_overridable(spark, stage, dbt, names):
     from python_extract.lakehouse import session_format

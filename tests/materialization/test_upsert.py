@@ -9,6 +9,7 @@ from ..support.tables import rows_of, table
 pytestmark = [pytest.mark.dbt_targets(*TARGETS), pytest.mark.each_format]
 
 
+@pytest.mark.extended(("iceberg", "embedded"))  # runs embedded on Delta; here over the wire (and the file's other tests embedded)
 @pytest.mark.over_the_wire
 @pytest.mark.dbt_targets(*PACKAGE_TARGETS)
 def test_upsert__updates_every_column_of_known_keys_and_inserts_the_others(spark, stage, dbt, names):

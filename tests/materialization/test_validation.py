@@ -81,6 +81,7 @@ def test_validation__a_key_column_missing_from_the_loads_names_column_and_loads_
     assert table(spark, f"{names.target}.config_probe", "id, name") == rows_of((1, "a"), (2, "b"))
 
 
+@pytest.mark.extended  # a warning path beside the refusals above, which `--suite ci` keeps
 def test_validation__keys_dlt_ignores_are_accepted_with_a_warning(spark, stage, dbt, names):
     """dlt configs port unchanged: upsert ignores merge_key, scd2 ignores primary_key."""
     stage.load([{"id": 1, "name": "a"}, {"id": 2, "name": "a"}])

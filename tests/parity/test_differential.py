@@ -22,7 +22,8 @@ def check(scenario, parity) -> None:
 def _marks(scenario):
     if scenario.name not in CI_SAMPLE:
         return pytest.mark.extended
-    return pytest.mark.each_format if scenario.name in EACH_FORMAT else ()
+    # the format-sensitive scenarios run in the Delta run of `--suite ci` (the product's default), in both with --suite all
+    return [pytest.mark.each_format, pytest.mark.extended("iceberg")] if scenario.name in EACH_FORMAT else ()
 
 
 @pytest.mark.parametrize("scenario", [pytest.param(s, id=s.name, marks=_marks(s)) for s in SCENARIOS])

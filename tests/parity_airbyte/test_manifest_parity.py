@@ -17,6 +17,9 @@ from ..support.tally import record_vs_airbyte as record  # noqa: E402
 from ..support.airbyte_connector_api import ConnectorApi, ConnectorServer  # noqa: E402
 from ..support.airbyte_manifest_cases import CASES, Case  # noqa: E402
 
+# `--suite ci` leaves this judge to make test-all: tests/airbyte/test_manifest_source.py runs the manifests in ci
+pytestmark = pytest.mark.extended
+
 
 def _syncs(case: Case, read_one) -> List[Dict[str, Any]]:
     api = ConnectorApi(routes=case.routes())

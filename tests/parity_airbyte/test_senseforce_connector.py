@@ -42,6 +42,9 @@ from python_extract.state import decode_value, new_state
 from ..support.tally import record_vs_airbyte as record
 from ..support.senseforce_api import PACKAGE, ROWS, VENVS, VERSION, SenseforceApi, SenseforceServer, config_of, ms, row
 
+# `--suite ci` leaves this judge to make test-all: tests/airbyte/test_airbyte_senseforce.py runs the connector in ci
+pytestmark = pytest.mark.extended
+
 KILLER = Path(__file__).parents[1] / "support" / "killing_connector.py"
 SOURCE, STREAM = "senseforce", "dataset"
 SUITE = "PyPI connector with state (senseforce)"

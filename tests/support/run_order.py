@@ -78,10 +78,13 @@ def pytest_collection_modifyitems(config, items):
             items[:] = kept
     if config.getoption("--suite") == "ci":
         def extended_here(item) -> bool:
-            """Marked extended with no arguments, or naming the run's format or the item's dbt target."""
+            """Marked extended with no arguments, or naming the run's format or the item's dbt target, or both
+            in a tuple (`extended(("iceberg", "embedded"))`: the embedded variant in the Iceberg run)."""
             callspec = getattr(item, "callspec", None)
             here = {run_format, callspec.params.get("dbt_target") if callspec else None}
-            return any(not marker.args or here & set(marker.args) for marker in item.iter_markers("extended"))
+            return any(not marker.args or any(set(arg) <= here if isinstance(arg, tuple) else arg in here
+                                              for arg in marker.args)
+                       for marker in item.iter_markers("extended"))
 
         left_out = [item for item in items if extended_here(item)]
         if left_out:

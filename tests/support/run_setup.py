@@ -119,8 +119,9 @@ def pytest_configure(config):
                                        f"({DEFAULT_FORMAT}) instead of {MAIN_FORMAT}: dbt's adapter suite, as dbt-spark runs it")
     config.addinivalue_line("markers", "extended(*formats_or_targets): a variant of behaviour a test of the ci suite already "
                                        "covers (another key shape, option or failure point of the same statements): `--suite "
-                                       "ci` (make test) leaves it out, in the runs on these formats or on these dbt targets "
-                                       "(everywhere, given none); make test-all runs it")
+                                       "ci` (make test) leaves it out, in the runs on these formats or on these dbt targets, or "
+                                       "on a (format, target) tuple's target in that format's run (everywhere, given none); "
+                                       "make test-all runs it")
     config.addinivalue_line("markers", "dbt_targets(*names): the dbt targets a test runs on (default: embedded, thrift)")
     config.addinivalue_line(
         "markers", "over_the_wire: the test's (adapter-suite class's) code path differs over thrift: it runs there by "
