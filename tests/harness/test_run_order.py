@@ -104,21 +104,28 @@ def test_run_order__the_ci_suite_leaves_out_the_extended_tests_of_the_runs_forma
                 Item("tests/b.py::test_delta_variant", ["each_format", pytest.mark.extended("delta")]),
                 Item("tests/c.py::test_variant_of_both", ["each_format", pytest.mark.extended("iceberg"), "extended"]),
                 Item("tests/d.py::test_strategy[embedded]", ["each_format", pytest.mark.extended("thrift")], "embedded"),
-                Item("tests/d.py::test_strategy[thrift]", ["each_format", pytest.mark.extended("thrift")], "thrift")]
+                Item("tests/d.py::test_strategy[thrift]", ["each_format", pytest.mark.extended("thrift")], "thrift"),
+                # a (format, target) tuple: only that target's variant, only in that format's run
+                Item("tests/e.py::test_core[embedded]", ["each_format", pytest.mark.extended(("iceberg", "embedded"))], "embedded"),
+                Item("tests/e.py::test_core[thrift]", ["each_format", pytest.mark.extended(("iceberg", "embedded"))], "thrift")]
 
     for table_format, suite, kept in (
             ("iceberg", "all", ["tests/a.py::test_kept", "tests/a.py::test_variant", "tests/b.py::test_delta_variant",
                                 "tests/c.py::test_variant_of_both", "tests/d.py::test_strategy[embedded]",
-                                "tests/d.py::test_strategy[thrift]"]),
-            ("iceberg", "ci", ["tests/a.py::test_kept", "tests/b.py::test_delta_variant", "tests/d.py::test_strategy[embedded]"]),
+                                "tests/d.py::test_strategy[thrift]", "tests/e.py::test_core[embedded]",
+                                "tests/e.py::test_core[thrift]"]),
+            ("iceberg", "ci", ["tests/a.py::test_kept", "tests/b.py::test_delta_variant", "tests/d.py::test_strategy[embedded]",
+                               "tests/e.py::test_core[thrift]"]),
             ("delta", "all", ["tests/b.py::test_delta_variant", "tests/c.py::test_variant_of_both",
-                              "tests/d.py::test_strategy[embedded]", "tests/d.py::test_strategy[thrift]"]),
-            ("delta", "ci", ["tests/d.py::test_strategy[embedded]"])):
+                              "tests/d.py::test_strategy[embedded]", "tests/d.py::test_strategy[thrift]",
+                              "tests/e.py::test_core[embedded]", "tests/e.py::test_core[thrift]"]),
+            ("delta", "ci", ["tests/d.py::test_strategy[embedded]", "tests/e.py::test_core[embedded]",
+                             "tests/e.py::test_core[thrift]"])):
         items, config = collected(), Config(table_format=table_format, suite=suite)
         root.pytest_collection_modifyitems(config, items)
         assert [i.nodeid for i in items] == kept, (table_format, suite)
     assert lines == [f"--suite ci: {n} tests marked extended left out (variants of what the run's tests cover); make "
-                     "test-all runs them" for n in (3, 3)]
+                     "test-all runs them" for n in (4, 3)]
 
 
 def test_run_order__this_checkouts_measurements_override_the_checked_in_ones():
