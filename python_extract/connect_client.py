@@ -20,7 +20,8 @@ RETRY_POLICY = {"max_retries": 4, "max_backoff": 2000}
 # gRPC's words for a server that is gone, and Spark's for one shutting down (a stop, or its starter's death,
 # ends the SparkContext while the gRPC service still takes calls)
 UNREACHABLE = ("StatusCode.UNAVAILABLE", "failed to connect to all addresses", "Connection refused", "Socket closed",
-               "Cannot call methods on a stopped SparkContext", "SparkContext was shut down")
+               "Cannot call methods on a stopped SparkContext", "SparkContext was shut down",
+               'the return value of "org.apache.spark.SparkEnv$.get()" is null')  # a statement met its Spark stopping
 
 _sessions: Dict[str, Any] = {}
 _lock = threading.Lock()
@@ -72,6 +73,11 @@ def session(url: str):
 
             found = RemoteSession(connection=url)
             found._client._retry_policy.update(RETRY_POLICY)  # no public setter in pyspark 3.5
+            # pyspark 3.5's reattachable execution releases each query's results from a class-wide thread pool that
+            # the interpreter joins at exit: a process that had printed its result once hung there past 300 s in CI
+            # (SPARK-52076, SPARK-55362: deadlocks fixed only in 4.x). Our statements are short and a lost stream
+            # fails the statement, which the load's ledger makes safe to rerun: plain ExecutePlan, nothing to release.
+            found._client.disable_reattachable_execute()
             _sessions[url] = found
         return found
 

@@ -28,6 +28,7 @@ import datetime as dt
 import json
 import os
 import shutil
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -54,9 +55,17 @@ LANDED = "landed"
 BATCH_ROWS = 50_000
 
 
+_LAST_LOAD_ID_US = 0
+_LOAD_ID_LOCK = threading.Lock()
+
+
 def new_load_id() -> str:
-    """dlt-style load id: the current unix time with microseconds; sorts in load order."""
-    return f"{time.time():.6f}"
+    """dlt-style load id: the current unix time with microseconds; sorts in load order. Strictly increasing in a
+    process, so two packages sealed in one microsecond (or after the clock stepped back) never share an id."""
+    global _LAST_LOAD_ID_US
+    with _LOAD_ID_LOCK:
+        micros = _LAST_LOAD_ID_US = max(time.time_ns() // 1000, _LAST_LOAD_ID_US + 1)
+    return f"{micros // 1_000_000}.{micros % 1_000_000:06d}"
 
 
 @dataclass

@@ -169,3 +169,14 @@ def test_epoch_micros__of_a_pendulum_datetime_equals_the_stdlib_ones():
 
     stdlib = dt.datetime(2024, 1, 1, 12, 30, 15, 123456, tzinfo=dt.timezone.utc)
     assert timeutil.epoch_micros(pendulum.instance(stdlib)) == timeutil.epoch_micros(stdlib) == 1704112215123456
+
+
+def test_load_ids__strictly_increase_when_the_clock_stands_still_or_steps_back(monkeypatch):
+    from python_extract import packages
+    clock = iter([1_704_261_600_000_000_000] * 3 + [1_704_261_599_000_000_000, 1_704_261_601_000_000_000])
+    monkeypatch.setattr(packages.time, "time_ns", lambda: next(clock))
+    monkeypatch.setattr(packages, "_LAST_LOAD_ID_US", 0)
+    ids = [packages.new_load_id() for _ in range(5)]
+    assert ids == ["1704261600.000000", "1704261600.000001", "1704261600.000002", "1704261600.000003",
+                   "1704261601.000000"]
+    assert sorted(ids, key=float) == ids and len(set(ids)) == 5
