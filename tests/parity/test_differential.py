@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .cases import CI_SAMPLE, EACH_FORMAT, SCENARIOS
+from .cases import CI_SAMPLE, EACH_FORMAT, EACH_FORMAT_CI, SCENARIOS
 from ..support.parity_judge import DIFFERS
 
 # issue items fixed by other work in flight: their scenarios are reported, and may differ until it lands
@@ -22,8 +22,11 @@ def check(scenario, parity) -> None:
 def _marks(scenario):
     if scenario.name not in CI_SAMPLE:
         return pytest.mark.extended
-    # the format-sensitive scenarios run in the Delta run of `--suite ci` (the product's default), in both with --suite all
-    return [pytest.mark.each_format, pytest.mark.extended("iceberg")] if scenario.name in EACH_FORMAT else ()
+    # the format-sensitive scenarios run in both formats' runs with --suite all; with --suite ci, those of
+    # EACH_FORMAT_CI in the Delta run only (the product's default), the others in the Iceberg run only
+    if scenario.name not in EACH_FORMAT:
+        return ()
+    return [pytest.mark.each_format, pytest.mark.extended("iceberg" if scenario.name in EACH_FORMAT_CI else "delta")]
 
 
 @pytest.mark.parametrize("scenario", [pytest.param(s, id=s.name, marks=_marks(s)) for s in SCENARIOS])

@@ -35,7 +35,9 @@ def _syncs(case: Case, read_one) -> List[Dict[str, Any]]:
         for sync in case.syncs:
             api.events += copy.deepcopy(sync.add)
             api.fail_since, api.requests[:] = sync.fail_since, []
-            with freezegun.freeze_time(sync.now, tick=not sync.frozen):
+            # the clock stands still for the whole sync on both sides: an end taken from the clock (`now_utc()`, or
+            # no end_datetime) is then the sync's `now` to the second, not whenever a slow machine got there
+            with freezegun.freeze_time(sync.now, tick=False):
                 result = read_one(api.base_url, state)
             state = result.pop("raw_state", result["state"])
             out.append({"requests": [(q.get(api.since), q.get(api.until), q.get("page")) for q in api.requests], **result})
