@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .support.paths import INTEGRATION, REPO
 
 DBT = Path(sys.executable).parent / "dbt"
@@ -71,6 +73,8 @@ def test_dbt_invocation__imports_the_lakehouse_and_no_extractor_module(tmp_path)
           f"(the JVM start included), done at {found['total']:.2f} s")
 
 
+# the embedded test above imports the adapter's modules too; this one shows what thrift leaves out
+@pytest.mark.extended
 def test_dbt_parse_over_thrift__imports_only_the_java_error_helper(tmp_path):
     deps = subprocess.run([str(DBT), "deps", "--project-dir", str(INTEGRATION), "--profiles-dir", str(INTEGRATION)],
                           capture_output=True, text=True, timeout=300)

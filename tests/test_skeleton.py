@@ -28,6 +28,7 @@ def test_load__stamps_rows_and_completes_load_in_dlt_loads(spark, lakehouse, nam
     assert loads[0]["inserted_at"] is not None and loads[0]["schema_version_hash"]
 
 
+@pytest.mark.extended("thrift")  # over thrift, tests/materialization/test_upsert.py's first test walks the same path
 @pytest.mark.over_the_wire
 def test_dbt_run__upserts_completed_loads_into_final_table(spark, lakehouse, names, dbt):
     pipeline = _pipeline(lakehouse, names)

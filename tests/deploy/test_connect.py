@@ -132,6 +132,8 @@ def test_dbt_over_connect__debugs_merges_builds_snapshots_shows_and_documents_wi
     assert set(documented["customers"]) >= {"id", "name", "address__city", "_dlt_load_id"}
 
 
+# the package alone over the wire is tests/deploy/test_readme.py's (thrift); over connect, the test above's
+@pytest.mark.extended
 def test_the_package_alone__on_dbt_spark_session_with_spark_remote__merges_loads_without_a_jvm(
         spark, lakehouse, names, connect_server, tmp_path):
     """dbt-spark's `method: session` takes pyspark's `SparkSession.builder.getOrCreate()`, which pyspark 3.5

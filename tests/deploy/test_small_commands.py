@@ -53,6 +53,7 @@ def answers(capsys, caplog, lakehouse, staging):
     return out, said
 
 
+@pytest.mark.extended  # a warm server's answers; the commands themselves run through a session in tests/reliability
 def test_small_commands__answer_through_the_warm_server_as_through_a_session(lakehouse, names, warm_server, capsys,
                                                                             caplog, monkeypatch):
     caplog.set_level(logging.INFO, logger="sparkload")

@@ -8,6 +8,11 @@ import python_extract as sl
 
 from ..support.staging import cursor, loads, staged
 
+# `--suite ci` leaves this file out (make test-all runs it): the same cursor rules run against dlt in
+# tests/parity_extract/test_incremental_parity.py, end to end into staging, and in the fast tier
+# (test_cursor_rules.py)
+pytestmark = pytest.mark.extended
+
 
 def _rows(*pairs):
     return [{"id": i, "val": v, "ts": ts} for i, v, ts in pairs]

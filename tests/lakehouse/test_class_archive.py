@@ -53,6 +53,8 @@ def test_setup_reports_the_archive_and_a_session_started_with_it_maps_it(tmp_pat
     assert "did not map its class archive" not in started.stderr and archive.is_file()
 
 
+# the archive's failure path; every session of the run starts with the archive the test above checks
+@pytest.mark.extended
 def test_a_damaged_archive_keeps_a_jvm_under_xshare_on_from_starting(tmp_path, lakehouse):
     """The check above can fail: the same session handed a damaged archive (another jar cache, the same
     jars, so the same key) does not start under -Xshare:on; without it the JVM runs without the archive,

@@ -124,6 +124,7 @@ def _timeless(report):
             "actions": [a["action"] for a in report["actions"]]}
 
 
+@pytest.mark.extended  # the expiry's window edge; the first test reads a snapshot the window keeps
 def test_maintain__expires_snapshots_only_outside_the_time_travel_window(spark, dataset):
     table = f"{dataset}.items"
     _fragmented(spark, table, inserts=3)

@@ -23,7 +23,9 @@ def test_append_and_replace__insert_every_load_once_or_keep_the_newest(spark, st
     assert table(spark, f"{names.target}.replace_items", "id, name") == rows_of((3, "c"))
 
 
-@pytest.mark.extended("delta")  # Delta's default (deletion vectors on) is what every Delta MERGE of the run writes with
+# on Delta its default (deletion vectors on) is what every Delta MERGE of the run writes with; over thrift the same
+# create statements as embedded
+@pytest.mark.extended("delta", "thrift")
 @pytest.mark.over_the_wire
 def test_table_properties__merge_on_read_by_default_and_overridable(spark, stage, dbt, names):
     from python_extract.lakehouse import session_format
@@ -45,7 +47,8 @@ def test_table_properties__merge_on_read_by_default_and_overridable(spark, stage
         assert props["config_probe"]["delta.enableDeletionVectors"] == "false"
 
 
-@pytest.mark.extended("thrift")
+# the Delta run of `--suite ci` leaves it out for CI's time (161 s there, 2026-11-29); make test-all runs it on Delta
+@pytest.mark.extended("thrift", "delta")
 @pytest.mark.over_the_wire
 def test_schema_evolution__new_columns_appear_and_a_type_change_fails_naming_column_and_load(spark, stage, dbt, names):
     target = f"{names.target}.evolving_items"

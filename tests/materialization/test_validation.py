@@ -43,6 +43,7 @@ CASES = [
 ]
 
 
+@pytest.mark.extended("thrift")  # the macros refuse before any statement, over thrift as embedded
 @pytest.mark.over_the_wire
 def test_validation__bad_configs_fail_with_a_message_naming_model_and_table(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}])

@@ -19,6 +19,10 @@ from ..support.compare import column_types
 from ..support.tally import record_vs_dlt as record
 from ..support.extract_sides import SYSTEM, DltSide, SparkloadSide
 
+# `--suite ci` leaves this differential out (make test-all runs it); tests/materialization/test_refresh_staging.py
+# runs a refresh through dbt
+pytestmark = pytest.mark.extended
+
 LOAD_1 = {"a": [{"id": 1, "v": "x", "kids": [{"k": 1}]}, {"id": 2, "v": "y", "kids": []}], "b": [{"q": 1}]}
 LOAD_2 = {"a": [{"id": 1, "w": 5, "kids": [{"k": 3}]}], "b": [{"q": 2}]}
 CASES = {  # refresh mode -> the resources selected in the second run

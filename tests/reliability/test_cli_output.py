@@ -64,6 +64,7 @@ def test_progress__a_slow_resource_counts_while_it_runs_and_every_rate_is_one_th
     assert "INFO " not in shown  # no library log without -v
 
 
+@pytest.mark.extended  # the log level's switch; the progress test above runs the same command line
 def test_verbose__a_run_that_succeeds_shows_the_info_log_and_no_progress_off_a_terminal(tmp_path, names):
     write_source(tmp_path, SOURCE, "shop.py")
     done = sparkload("run", "shop.py:shop", "--arg", "pages=1", "--pipeline-name", names.staging, "-v",

@@ -63,6 +63,7 @@ def test_scaffold__refuses_a_model_name_the_project_has_then_prefixes_and_dbt_ru
     assert sorted(column(spark, f"select sku from `{names.target}`.`{second}__customers__orders`")) == ["Bob-1", "Bob-2"]
 
 
+@pytest.mark.extended  # where the scaffold writes: the first test's project, by dbt's default paths, is run by dbt
 def test_scaffold__into_a_project_with_its_own_model_paths_writes_where_dbt_looks(lakehouse, spark, names, tmp_path):
     from dbt.cli.main import dbtRunner
 
@@ -89,6 +90,7 @@ def test_scaffold__into_a_project_with_its_own_model_paths_writes_where_dbt_look
     assert sorted(column(spark, f"select sku from `{names.target}`.customers__orders")) == ["Cy-1", "Cy-2"]
 
 
+@pytest.mark.extended  # the profile's merge into a shared profiles.yml; the first test writes a new one
 def test_scaffold__into_a_folder_whose_profiles_yml_serves_other_projects_adds_its_profile(lakehouse, spark, names, tmp_path):
     from dbt.cli.main import dbtRunner
 

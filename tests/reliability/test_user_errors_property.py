@@ -27,6 +27,10 @@ from dbt.adapters.sparkload.connections import METHODS
 from python_extract.errors import ConfigError, PipelineStepFailed
 from python_extract.normalize.exceptions import DataValidationError
 
+# `--suite ci` leaves the property-based search out (make test-all runs it): tests/reliability/test_cli_errors.py
+# feeds each kind of mistake through the API and the CLI
+pytestmark = pytest.mark.extended
+
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
