@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from ..support.sparkload_process import on_a_terminal, sparkload, write_source
 
 SOURCE = '''
