@@ -31,8 +31,17 @@
 
 {% macro default__sparkload_child_relations(name) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
+  {#- with the adapter, one pass over the graph per run, shared by every model (issue 37: a pass per model grew with N^2) -#}
+  {%- set cache = adapter.sparkload_run_cache(invocation_id) if adapter.type() == 'sparkload' else {} -%}
+  {%- if 'child models by root' not in cache -%}
+    {%- set found = {} -%}
+    {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.config.get('root_model') -%}
+      {%- do found.setdefault(node.config.get('root_model'), []).append(node) -%}
+    {%- endfor -%}
+    {%- do cache.update({'child models by root': found}) -%}
+  {%- endif -%}
   {%- set children = [] -%}
-  {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.config.get('root_model') == name -%}
+  {%- for node in cache['child models by root'].get(name, []) -%}
     {%- do children.append(sl.sparkload_node_relation(node)) -%}
   {%- endfor -%}
   {{ return(children) }}

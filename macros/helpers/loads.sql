@@ -93,7 +93,7 @@
   {%- set load_tables, refreshed = vocabulary.tables.load_tables, vocabulary.tables.refreshed_tables -%}
   {#- with the adapter, a run asks once per schema once both tables exist (helpers/run_loads.sql) -#}
   {%- set cache = adapter.sparkload_run_cache(invocation_id) if adapter.type() == 'sparkload' else {} -%}
-  {%- set key = 'loads_table ' ~ sl.sparkload_relation(loads) ~ ' ' ~ need_format -%}
+  {%- set key = ('loads_table', loads.schema, loads.identifier, need_format) -%}  {#- a tuple: no macro renders it (issue 37) -#}
   {%- if key in cache -%}{{ return(cache[key]) }}{%- endif -%}
   {%- set names = sl.fetch_sparkload_table_names(loads.schema, loads.identifier ~ '|' ~ load_tables ~ '|' ~ refreshed) or [] -%}
   {%- if loads.identifier not in names -%}{{ return({'exists': false, 'format': none, 'load_tables': none, 'refreshed': false}) }}{%- endif -%}

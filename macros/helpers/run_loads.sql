@@ -63,7 +63,7 @@
   {%- set rel = sl.sparkload_relation -%}
   {%- set ledger = sl.sparkload_ledger_relation(target) -%}
   {%- set cache = adapter.sparkload_run_cache(invocation_id) -%}
-  {%- set key = sl._sparkload_run_loads_key(cfg.loads) ~ ' ' ~ (cfg.load_status_in | int) ~ ' ' ~ rel(ledger) -%}
+  {%- set key = sl._sparkload_run_loads_key(cfg.loads) + (cfg.load_status_in | int, ledger.schema, ledger.identifier) -%}
   {%- if key in cache -%}{{ return(dict(cache[key], fresh=false)) }}{%- endif -%}
   {#- two statements, not one with `load_id in (select ...)`: a semi-join read `_dlt_loads` again for each of
       the other two tables (on Delta each read of a table rebuilds its state; after fresh commits the one statement took 4.6 s on
@@ -149,11 +149,12 @@
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- if adapter.type() != 'sparkload' -%}{{ return(none) }}{%- endif -%}
   {%- set cache = adapter.sparkload_run_cache(invocation_id) -%}
-  {%- set prefix = sl._sparkload_run_loads_key(loads) ~ ' ' -%}
-  {%- for key in cache.keys() | list if key.startswith(prefix) -%}{%- do cache.pop(key) -%}{%- endfor -%}
+  {%- set prefix = sl._sparkload_run_loads_key(loads) -%}
+  {%- for key in cache.keys() | list if key is not string and key[:3] == prefix -%}{%- do cache.pop(key) -%}{%- endfor -%}
 {%- endmacro %}
 
+{#- The start of a shared read's key in the run's dict: a tuple of the `_dlt_loads` relation's names, which no
+    macro has to render (each rendering of a relation is some six macro calls, per model; issue 37). -#}
 {% macro _sparkload_run_loads_key(loads) -%}
-  {%- set sl = sparkload if sparkload is defined else context -%}
-  {{ return('run_loads ' ~ sl.sparkload_relation(loads)) }}
+  {{ return(('run_loads', loads.schema, loads.identifier)) }}
 {%- endmacro %}

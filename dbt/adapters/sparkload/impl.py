@@ -73,6 +73,16 @@ class SparkloadAdapter(SparkAdapter):
         format the lakehouse pinned at its first start (the warm server serves that lakehouse, checked when
         connecting); None for server connections."""
         creds = self._connected()
+        # asked by every sparkload model (fetch_sparkload_default_file_format); a lakehouse's pinned format does
+        # not change while this adapter (one dbt invocation) lives, so once known it is read no more (issue 37);
+        # None (a lakehouse not started yet, or no lakehouse) is asked again
+        known = self.__dict__.setdefault("_lakehouse_formats", {})
+        key = (getattr(creds, "lakehouse_dir", None), bool(getattr(creds, "warm", False)), getattr(creds, "method", None))
+        if known.get(key) is None:
+            known[key] = self._read_lakehouse_table_format(creds)
+        return known[key]
+
+    def _read_lakehouse_table_format(self, creds) -> Optional[str]:
         if getattr(creds, "warm", False):
             from python_extract.lakehouse.config import pinned_format
 

@@ -149,7 +149,9 @@
     {%- set applied.loads = applied.loads + group.load_ids | length -%}
     {%- set applied.rows = applied.rows + group.rows -%}
   {%- endfor -%}
-  {%- set rows = sl._sparkload_rows_changed(changed, applied.rows, cfg) -%}
+  {#- no statement counted rows and none were staged (a no-op model): nothing to add up (issue 37: a few macro calls less per idle model) -#}
+  {%- set rows = sl._sparkload_rows_changed(changed, applied.rows, cfg) if applied.rows or changed | reject('none') | list
+                 else {'text': 'no row changed', 'affected': 0} -%}
   {%- if applied.loads -%}
     {%- set message = 'APPLIED ' ~ rows.text ~ ' from ' ~ applied.loads ~ ' load' ~ ('s' if applied.loads > 1 else '') -%}
   {%- elif load_ids -%}
