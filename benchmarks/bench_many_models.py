@@ -4,7 +4,7 @@ warm (`warm: true`: the lakehouse's warm server), threads 1 and 4, with dbt's ow
 the same run. Issue 37, goals 1, 2 and 4.
 
     .venv/bin/python benchmarks/bench_many_models.py [--n 50] [--k 5] [--rows 20]
-        [--table-format iceberg|delta] [--home DIR] [--skip-warm | --skip-cold]
+        [--table-format iceberg|delta] [--home DIR] [--skip-warm | --skip-cold] [--repeat R]
 
 The project is generated into a temporary folder at run time (N upsert models `m_0000`... over N staging
 tables `t_0000`..., `sources.yml`, `profiles.yml`), and beside them N null models `n_0000`... with the same
@@ -30,7 +30,8 @@ as a scheduler runs them. Figures (seconds of wall time from launch to exit):
                         (judged against the N-node floor, and printed against the floor of nothing too)
 
 `--skip-cold` measures the warm target only (the first build then runs on the warm server too);
-`--skip-warm` the cold one only.
+`--skip-warm` the cold one only. `--repeat R` runs the floor, the N-node floor and the none-pending run R times
+in turn (after the first of each, with nothing pending) and reports their medians, each wall time printed.
 
 After the figures, the statements one no-op model ran in the `all N` run (from dbt's debug log): count,
 seconds, text. Prints the load average before and after: on a shared machine the absolute figures move
@@ -183,8 +184,9 @@ def _pending_beyond_merge(run: dict, models) -> float:
     return statistics.median(beyond)
 
 
-def measure(bench: Bench, target: str, n: int, k: int) -> dict:
-    """One target's figures: floor, select K, all N with K pending, all N with none, select K on 4 threads."""
+def measure(bench: Bench, target: str, n: int, k: int, repeat: int = 1) -> dict:
+    """One target's figures: floor, select K, all N with K pending, all N with none, select K on 4 threads;
+    the floors and the none-pending run are the median of `repeat` runs, taken in turn."""
     pending = list(range(k))
     select = [model_name(i) for i in pending]
     t = ("--target", target)
@@ -202,6 +204,18 @@ def measure(bench: Bench, target: str, n: int, k: int) -> dict:
     run = bench.dbt("run", *t, *ALL)
     out["none"], out["none_run"] = run["wall"], run
     assert "APPLIED" not in run["stdout"], run["stdout"][-3000:]
+    if repeat > 1:  # nothing pending now: the floors and the no-op run again, in turn, medians kept
+        walls = {"floor": [out["floor"]], "null": [out["null"]], "none": [out["none"]]}
+        for _ in range(repeat - 1):
+            walls["floor"].append(bench.dbt("run", *t, "--select", "tag:__nothing__")["wall"])
+            run = bench.dbt("run", *t, "--select", "tag:null")
+            walls["null"].append(run["wall"])
+            run = bench.dbt("run", *t, *ALL)
+            assert "APPLIED" not in run["stdout"], run["stdout"][-3000:]
+            walls["none"].append(run["wall"])
+        for key, values in walls.items():
+            out[key] = statistics.median(values)
+        out["walls"] = walls
     bench.land(pending)
     run = bench.dbt("run", *t, "--threads", "4", "--select", *select)
     out["threads4"] = run["wall"]
@@ -238,6 +252,8 @@ def report(label: str, f: dict, n: int, k: int) -> None:
     print(f"  no-op model: {f['noop_ms']:.0f} ms of the run ((all - select) / (N - K); goal <= {GOAL_NOOP_MS:.0f} ms: "
           f"{'met' if f['noop_ms'] <= GOAL_NOOP_MS else 'NOT met'}); {f['none_ms']:.0f} ms (none pending, above the floor); "
           f"dbt's own timing of one: {f['noop_dbt_ms']:.0f} ms (median)")
+    for key, values in f.get("walls", {}).items():
+        print(f"  {key}: median of {', '.join(f'{v:.2f}' for v in values)} s")
     print(f"  none pending against the N-node floor: {f['none_null_ms']:.0f} ms a model; dbt's timing of a no-op "
           f"model {f['none_dbt_ms']:.1f} ms, of a null model {f['null_dbt_ms']:.1f} ms (medians)")
     nulls = [(sql, s) for node, sql, s in f["null_run"]["statements"]]
@@ -272,6 +288,8 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=20, help="rows of each table per load (default 20)")
     parser.add_argument("--table-format", choices=["iceberg", "delta"], default="iceberg")
     parser.add_argument("--home", help="lakehouse directory (default: a new temporary one)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of the floors and of the none-pending run, "
+                        "taken in turn; their medians are reported (default 1)")
     skip = parser.add_mutually_exclusive_group()
     skip.add_argument("--skip-warm", action="store_true", help="cold processes only")
     skip.add_argument("--skip-cold", action="store_true", help="the warm target only")
@@ -295,7 +313,7 @@ def main() -> int:
         print(f"setup: {args.n} tables of {args.rows} rows landed in {landed:.1f} s; first `dbt run` built them in "
               f"{first['wall']:.1f} s{' (warm)' if args.skip_cold else ''}")
         if not args.skip_cold:
-            cold = measure(bench, "cold", args.n, args.k)
+            cold = measure(bench, "cold", args.n, args.k, args.repeat)
             report("cold (a JVM per dbt process)", cold, args.n, args.k)
             print("\nwhere a no-op model's time goes (cold, all N, K pending):")
             profile(cold, args.k)
@@ -303,7 +321,7 @@ def main() -> int:
             if not args.skip_cold:
                 stop_server(home)
                 bench.dbt("run", "--target", "warm", *ALL)  # starts the server
-            warm = measure(bench, "warm", args.n, args.k)
+            warm = measure(bench, "warm", args.n, args.k, args.repeat)
             report("warm (warm: true)", warm, args.n, args.k)
             above = warm["none"] - warm["null"]
             print(f"  warm no-op run of all N: {warm['none']:.2f} s = N-node floor + {above:.2f} s "
