@@ -27,7 +27,7 @@ as a scheduler runs them. Figures (seconds of wall time from launch to exit):
   threads 4             `dbt run --select` of the K with `--threads 4` against `select K` (goal 4)
   one pending model     `dbt run --select` of one model with a pending load; goal 2 (warm): within the floor +
                         the model's statements' seconds + 0.5 s, and the no-op run of all N within floor + 0.5 s
-                        (judged against the N-node floor, and printed against the floor of nothing too)
+                        (judged against the 1-node and the N-node floor, printed against the floor of nothing too)
 
 `--skip-cold` measures the warm target only (the first build then runs on the warm server too);
 `--skip-warm` the cold one only. `--repeat R` runs the floor, the N-node floor and the none-pending run R times
