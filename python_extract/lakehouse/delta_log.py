@@ -10,7 +10,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
-from urllib.parse import unquote, urlparse
+
+from .locations import local_folder, table_location
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,11 @@ class DataFile:
 
 def log_dir(spark, table: str) -> Path:
     """The `_delta_log` folder of local Delta table `table` (ValueError for a table on object storage)."""
-    location = urlparse(spark.sql(f"describe detail {table}").first()["location"] or "")
-    if location.scheme not in ("", "file"):
-        raise ValueError(f"{table} is not a local table ({location.geturl()}): its Delta log is not read here")
-    return Path(unquote(location.path)) / "_delta_log"
+    location = table_location(spark, table)
+    folder = local_folder(location)
+    if folder is None:
+        raise ValueError(f"{table} is not a local table ({location}): its Delta log is not read here")
+    return folder / "_delta_log"
 
 
 def live_files(spark, table: str) -> List[DataFile]:

@@ -33,6 +33,8 @@ from ..errors import PipelineStepFailed
 from ..hooks import Hooks
 from ..lakehouse import session_format
 from ..lakehouse.abandoned import abandoned_table, clear_abandoned_create
+from ..lakehouse.delta_log import log_dir as delta_log_dir
+from ..lakehouse.locations import local_folder, table_location
 from ..lakehouse.java_errors import exception_line
 from ..lakehouse.remote import explained, is_remote
 from ..normalize.schema import arrow_of_spark
@@ -148,18 +150,11 @@ def _stores_without_loss(rows: str, column: str) -> bool:
 
 
 def unfit_table(spark, package: LoadPackage, table: str) -> Optional[str]:
-    """Why the dataset's existing `table` cannot take the package's rows, else None (also when it does
-    not exist): a table made or changed outside the pipeline with a column of a type the rows do not
-    store in without loss, a required column the rows lack, or a partition column the rows lack (its
-    rows would all land with it NULL)."""
+    """Why the dataset's existing `table` cannot take the package's rows, else None: a table made or changed
+    outside the pipeline with a column of a type the rows do not store in without loss, a required column
+    the rows lack, or a partition column the rows lack (its rows would all land with it NULL)."""
     name = f"{package.dataset}.{table}"
-    if not spark.catalog.tableExists(name):
-        return None
     columns = {c.name: c for c in spark.catalog.listColumns(name)}
-    if session_format(spark) == "delta":
-        broken = _broken_delta_commit(spark, name)
-        if broken:
-            return broken
     rows = package.schema.spark_types(table)
     for column, kind in rows.items():
         found = columns.get(column)
@@ -179,10 +174,10 @@ def _broken_delta_commit(spark, name: str) -> Optional[str]:
     """A commit file of a local Delta table, since its last checkpoint, that is not JSON line by line, else
     None: Delta reads such a line as no action at all (a commit's files vanish from the table) and commits
     on top of it. (Not checked on object storage.)"""
-    location = urlparse(spark.sql(f"describe detail {name}").first()["location"] or "")
-    if location.scheme not in ("", "file"):
+    try:
+        log_dir = delta_log_dir(spark, name)
+    except ValueError:  # on object storage
         return None
-    log_dir = Path(unquote(location.path)) / "_delta_log"
     try:
         checkpoint = json.loads((log_dir / "_last_checkpoint").read_text())["version"]
     except (OSError, ValueError, KeyError):
@@ -204,14 +199,23 @@ def refuse_unfit_tables(spark, package: LoadPackage) -> None:
     the column and the load; nothing is landed. (One table after another: checked on the load's threads they
     took longer, 3.3 s against 2.1 s for 50 Iceberg tables, 21.6 against 18.6 s on Delta: the checks contend
     for the driver's two cores and the catalog.)"""
+    delta = session_format(spark) == "delta"
     for table in package.tables():
+        if package.is_landed(table):
+            continue
         try:
-            unfit = None if package.is_landed(table) else unfit_table(spark, package, table)
+            if not spark.catalog.tableExists(f"{package.dataset}.{table}"):
+                continue
+            unfit = unfit_table(spark, package, table)
+            # after the table's columns were read: a commit this Delta Lake cannot read failed that read, naming it
+            broken = _broken_delta_commit(spark, f"{package.dataset}.{table}") if delta and not unfit else None
         except Exception as e:  # noqa: BLE001 - e.g. a Delta table whose protocol or log this Delta Lake cannot read
             if any(marker in str(e) for marker in CONFLICTS):
                 raise
             raise PipelineStepFailed("load", f"the lakehouse's table {package.dataset}.{table} cannot be read: {exception_line(e)}; "
                                      "nothing of the load was landed", load_id=package.load_id, table=table) from e
+        if broken:
+            raise PipelineStepFailed("load", f"{broken}; nothing of the load was landed", load_id=package.load_id, table=table)
         if unfit:
             raise PipelineStepFailed("load", f"{unfit}; the table was made or changed outside this pipeline: change or "
                                      "drop it, or load into another dataset. Nothing of the load was landed",
@@ -259,9 +263,8 @@ def _local_data_dir(spark, name: str) -> Optional[Path]:
     always: see `_local_warehouse`)."""
     if is_remote(spark):
         return None
-    rows = spark.sql(f"describe table extended {name}").collect()
-    location = urlparse(next((r[1] for r in rows if r[0] == "Location"), "") or "")
-    return Path(unquote(location.path)) / "data" if location.path and location.scheme in ("", "file") else None
+    folder = local_folder(table_location(spark, name))
+    return folder / "data" if folder is not None else None
 
 
 def _narrower_int(found, want) -> bool:
