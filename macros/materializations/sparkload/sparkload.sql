@@ -149,9 +149,10 @@
     {%- set applied.loads = applied.loads + group.load_ids | length -%}
     {%- set applied.rows = applied.rows + group.rows -%}
   {%- endfor -%}
-  {#- no statement counted rows and none were staged (a no-op model): nothing to add up (issue 37: a few macro calls less per idle model) -#}
-  {%- set rows = sl._sparkload_rows_changed(changed, applied.rows, cfg) if applied.rows or changed | reject('none') | list
-                 else {'text': 'no row changed', 'affected': 0} -%}
+  {#- no load applied and no statement counted rows (a no-op model): nothing to add up, no text to word (issue 37: a
+      few macro calls less per idle model); `rows.text` is read only when a load was applied -#}
+  {%- set rows = sl._sparkload_rows_changed(changed, applied.rows, cfg) if applied.loads or changed | reject('none') | list
+                 else {'affected': 0} -%}
   {%- if applied.loads -%}
     {%- set message = 'APPLIED ' ~ rows.text ~ ' from ' ~ applied.loads ~ ' load' ~ ('s' if applied.loads > 1 else '') -%}
   {%- elif load_ids -%}
