@@ -380,6 +380,13 @@ def layout(table: str) -> Dict[str, str]:
 LOAD_STATUS_COMPLETED = 0  # what dlt writes; models select `load_status_in` (default 0)
 LOAD_STATUS_ABORTED = -1  # `sparkload pipeline loads NAME --abort LOAD_ID`: every model skips the load
 
+# -- Iceberg table properties of the tables that take one small commit per load or per model run: the
+# extractor's staging and loads tables (load/spark_loader.py) and the package's ledger (formats.sql). Each
+# append adds a manifest, and every read plans over all of them (Iceberg merges them at 100 by default): at
+# 70 commits a ledger read took 0.34-0.38 s with 70 manifests and 0.15-0.18 s with them merged at 5
+# (docs/benchmarks.md, issue 37). Existing tables keep theirs; `sparkload lakehouse maintain` rewrites manifests.
+ICEBERG_COMMIT_PROPERTIES: Mapping[str, str] = {"commit.manifest.min-count-to-merge": "5"}
+
 
 # -- the maintenance log: one line per table the operation `sparkload_maintain` logs (macros/operations/),
 # `<prefix><report as JSON>`, which `sparkload lakehouse maintain` reads (maintenance/operation.py)
@@ -435,6 +442,7 @@ def vocabulary() -> Dict[str, Any]:
                    "refreshed_tables": REFRESHED_TABLES_TABLE},
         "layouts": {table: layout(table) for table in SYSTEM_TABLES},
         "load_status": {"completed": LOAD_STATUS_COMPLETED, "aborted": LOAD_STATUS_ABORTED},
+        "iceberg_commit_properties": dict(ICEBERG_COMMIT_PROPERTIES),
         "maintenance_log": {"prefix": MAINTENANCE_LOG_PREFIX, "report_keys": list(MAINTENANCE_REPORT_KEYS),
                             "action_keys": list(MAINTENANCE_ACTION_KEYS)},
     }

@@ -104,6 +104,7 @@
                                           'refreshed_at': 'timestamp'},
       },
       'load_status': {'completed': 0, 'aborted': -1},
+      'iceberg_commit_properties': {'commit.manifest.min-count-to-merge': '5'},
       'maintenance_log': {'prefix': 'sparkload maintenance ', 'report_keys': ['table', 'format', 'health', 'dry_run', 'actions'],
                           'action_keys': ['action', 'why', 'result']},
   }) }}

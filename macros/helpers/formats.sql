@@ -21,14 +21,22 @@
 
 {#- `using <format> tblproperties (...)` of the small tables every model of a schema writes to (the
     ledger, the logs for child models): dbt runs models in threads, so their appends race. Iceberg
-    retries a commit that lost the race only 4 times by default; these tables retry longer. -#}
+    retries a commit that lost the race only 4 times by default; these tables retry longer. Each of their
+    commits adds a manifest, which every read plans over: they are merged early (the contract's
+    iceberg_commit_properties, shared with the extractor's tables). -#}
 {% macro get_sparkload_shared_table_options_sql(file_format) -%}
   {{ return(adapter.dispatch('get_sparkload_shared_table_options_sql', 'sparkload')(file_format)) }}
 {%- endmacro %}
 
 {% macro default__get_sparkload_shared_table_options_sql(file_format) -%}
   using {{ file_format }}
-  {%- if file_format == 'iceberg' %} tblproperties ('commit.retry.num-retries' = '40', 'commit.retry.min-wait-ms' = '20', 'commit.retry.max-wait-ms' = '2000'){% endif %}
+  {%- if file_format == 'iceberg' -%}
+    {%- set sl = sparkload if sparkload is defined else context -%}
+    {%- set props = ["'commit.retry.num-retries' = '40'", "'commit.retry.min-wait-ms' = '20'", "'commit.retry.max-wait-ms' = '2000'"] -%}
+    {%- for key, value in sl.sparkload_contract().iceberg_commit_properties.items() -%}
+      {%- do props.append(sl.sparkload_literal(key) ~ ' = ' ~ sl.sparkload_literal(value)) -%}
+    {%- endfor %} tblproperties ({{ props | join(', ') }})
+  {%- endif %}
 {%- endmacro %}
 
 {#- `(`name` type, ...)`: the columns of one of sparkload's own tables (the ledger, the logs for child

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional
 
 from ..contract import (
-    DATASET_TABLES, LOAD_ID, LOAD_STATUS_ABORTED, LOAD_STATUS_COMPLETED, LOAD_TABLES_TABLE, LOADS_TABLE, STATE_TABLE,
+    DATASET_TABLES, ICEBERG_COMMIT_PROPERTIES, LOAD_ID, LOAD_STATUS_ABORTED, LOAD_STATUS_COMPLETED, LOAD_TABLES_TABLE, LOADS_TABLE, STATE_TABLE,
     VERSION_TABLE, layout,
 )
 from ..lakehouse import session_format
@@ -53,8 +53,11 @@ def ensure_dataset(spark, dataset: str) -> None:
         return
     spark.sql(f"create schema if not exists {ident(dataset)}")
     fmt = session_format(spark)
+    # one commit per load each: their manifests are merged early (contract.ICEBERG_COMMIT_PROPERTIES)
+    properties = ", ".join(f"{literal(k)} = {literal(v)}" for k, v in ICEBERG_COMMIT_PROPERTIES.items())
+    options = f" tblproperties ({properties})" if fmt == "iceberg" else ""
     for table, ddl in DDL.items():
-        spark.sql(f"create table if not exists {qualified(dataset, table)} ({ddl}) using {fmt}")
+        spark.sql(f"create table if not exists {qualified(dataset, table)} ({ddl}) using {fmt}{options}")
     _ensured.add(key)
 
 

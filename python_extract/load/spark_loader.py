@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 from urllib.parse import unquote, urlparse
 
-from ..contract import INTEGER_PRECISIONS, LOAD_ID
+from ..contract import ICEBERG_COMMIT_PROPERTIES, INTEGER_PRECISIONS, LOAD_ID
 from ..errors import PipelineStepFailed
 from ..hooks import Hooks
 from ..lakehouse import session_format
@@ -48,7 +48,7 @@ from .sql import ident, literal, qualified
 
 log = logging.getLogger("sparkload.load")
 # staging tables are written once per load and read soon after: snappy writes faster than Iceberg's zstd default
-TABLE_PROPERTIES = {"iceberg": {"write.parquet.compression-codec": "snappy"}}
+TABLE_PROPERTIES = {"iceberg": {"write.parquet.compression-codec": "snappy", **ICEBERG_COMMIT_PROPERTIES}}
 # what another writer of the same dataset can make a step fail with; the step is then run again
 # (Iceberg's JDBC catalog reports two writers creating one namespace at once as an UncheckedSQLException
 # around the catalog database's unique-key violation; Delta's optimistic concurrency names the conflict:
