@@ -384,7 +384,8 @@ LOAD_STATUS_ABORTED = -1  # `sparkload pipeline loads NAME --abort LOAD_ID`: eve
 # extractor's staging and loads tables (load/spark_loader.py) and the package's ledger (formats.sql). Each
 # append adds a manifest, and every read plans over all of them (Iceberg merges them at 100 by default): at
 # 70 commits a ledger read took 0.34-0.38 s with 70 manifests and 0.15-0.18 s with them merged at 5
-# (docs/benchmarks.md, issue 37). Existing tables keep theirs; `sparkload lakehouse maintain` rewrites manifests.
+# (docs/benchmarks.md, issue 37). Tables created before keep Iceberg's default (docs/materialization.md says how
+# to set it or rewrite their manifests).
 ICEBERG_COMMIT_PROPERTIES: Mapping[str, str] = {"commit.manifest.min-count-to-merge": "5"}
 
 

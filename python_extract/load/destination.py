@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional
 
 from ..contract import (
-    DATASET_TABLES, ICEBERG_COMMIT_PROPERTIES, LOAD_ID, LOAD_STATUS_ABORTED, LOAD_STATUS_COMPLETED, LOAD_TABLES_TABLE, LOADS_TABLE, STATE_TABLE,
-    VERSION_TABLE, layout,
+    DATASET_TABLES, ICEBERG_COMMIT_PROPERTIES, LOAD_ID, LOAD_STATUS_ABORTED, LOAD_STATUS_COMPLETED, LOAD_TABLES_TABLE,
+    LOADS_TABLE, STATE_TABLE, VERSION_TABLE, layout,
 )
 from ..lakehouse import session_format
 from ..normalize.schema import ENGINE_VERSION, Schema
