@@ -30,7 +30,7 @@ from ..contract import (
 from ..lakehouse import session_format
 from ..normalize.schema import ENGINE_VERSION, Schema
 from ..state import State, compress, decompress, state_hash
-from .sql import ident, literal, qualified
+from .sql import ident, literal, qualified, tblproperties
 
 COVERAGE_FILE = "covered_tables.json"
 DDL = {table: ", ".join(f"{ident(column)} {kind}" for column, kind in layout(table).items()) for table in DATASET_TABLES}
@@ -54,8 +54,7 @@ def ensure_dataset(spark, dataset: str) -> None:
     spark.sql(f"create schema if not exists {ident(dataset)}")
     fmt = session_format(spark)
     # one commit per load each: their manifests are merged early (contract.ICEBERG_COMMIT_PROPERTIES)
-    properties = ", ".join(f"{literal(k)} = {literal(v)}" for k, v in ICEBERG_COMMIT_PROPERTIES.items())
-    options = f" tblproperties ({properties})" if fmt == "iceberg" else ""
+    options = tblproperties(ICEBERG_COMMIT_PROPERTIES if fmt == "iceberg" else {})
     for table, ddl in DDL.items():
         spark.sql(f"create table if not exists {qualified(dataset, table)} ({ddl}) using {fmt}{options}")
     _ensured.add(key)

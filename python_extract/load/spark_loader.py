@@ -44,7 +44,7 @@ from .destination import (
     LOAD_TABLES_TABLE, LOADS_TABLE, STATE_TABLE, VERSION_TABLE, complete_load, ensure_dataset, load_tables, write_load_tables,
     write_schema_version, write_state,
 )
-from .sql import ident, literal, qualified
+from .sql import ident, literal, qualified, tblproperties
 
 log = logging.getLogger("sparkload.load")
 # staging tables are written once per load and read soon after: snappy writes faster than Iceberg's zstd default
@@ -230,11 +230,10 @@ def _package_rows(spark, package: LoadPackage, table: str):
 def _ensure_columns(spark, package: LoadPackage, table: str, name: str, exists: bool, fmt: str) -> None:
     """Create the table (empty) or add the package's new columns to it."""
     if not exists:
-        properties = ", ".join(f"{literal(k)} = {literal(v)}" for k, v in TABLE_PROPERTIES.get(fmt, {}).items())
         partition = ", ".join(ident(c) for c in _partition_columns(package, table))
         spark.sql(f"create table {name} ({_spark_schema(package, table)}) using {fmt}"
                   + (f" partitioned by ({partition})" if partition else "")
-                  + (f" tblproperties ({properties})" if properties else ""))
+                  + tblproperties(TABLE_PROPERTIES.get(fmt, {})))
         return
     existing = {f.name for f in spark.table(name).schema.fields}
     new = [(c, t) for c, t in package.schema.spark_types(table).items() if c not in existing]

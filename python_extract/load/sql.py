@@ -13,3 +13,9 @@ def qualified(dataset: str, table: str) -> str:
 def literal(value: str) -> str:
     """A Spark SQL string literal; backslash is Spark's escape character."""
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def tblproperties(properties: dict) -> str:
+    """The ` tblproperties (...)` clause of a create statement, or nothing for no properties."""
+    pairs = ", ".join(f"{literal(k)} = {literal(v)}" for k, v in properties.items())
+    return f" tblproperties ({pairs})" if pairs else ""

@@ -118,6 +118,26 @@ def test_maintain__a_datasets_health_is_read_in_one_statement_for_all_its_tables
     assert error is None and [_timeless(r) for r in alone] == [_timeless(together)]
 
 
+@pytest.mark.each_format
+def test_maintain__a_target_schema_compacts_its_ledger_of_applied_loads(spark, dataset):
+    """The ledger of a target schema gains a small file with every model run that applies a load and every
+    `dbt run` reads it; `maintain` of the target schema compacts it like any table and keeps its rows
+    (docs/lakehouse.md, Table maintenance: name the target schemas too)."""
+    from python_extract.contract import APPLIED_LOADS_TABLE
+    from python_extract.lakehouse import session_format
+
+    ledger = f"{dataset}.{APPLIED_LOADS_TABLE}"
+    spark.sql(f"create table {ledger} (`target` string, `load_id` string, `applied_at` timestamp) using {session_format(spark)}")
+    for i in range(12):  # one commit of one row per applying model, as the materialization writes it
+        spark.sql(f"insert into {ledger} values ('analytics.m_{i}', '17000000{i:02d}.5', current_timestamp())")
+    before = sorted(tuple(r) for r in spark.sql(f"select * from {ledger}").collect())
+    assert table_files(spark, ledger) == (12, 0)
+    [report] = maintain(datasets=[dataset], policy=NO_ORPHANS)
+    assert report["table"] == ledger and "compact" in [a["action"] for a in report["actions"]], report
+    assert table_files(spark, ledger) == (1, 0)
+    assert sorted(tuple(r) for r in spark.sql(f"select * from {ledger}").collect()) == before
+
+
 def _timeless(report):
     """A report without its cut-off times (relative to now)."""
     return {**report, "health": {k: v for k, v in report["health"].items() if not k.endswith("_before")},
