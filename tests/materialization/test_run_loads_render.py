@@ -54,7 +54,7 @@ def test_run_loads_render__loads_first_then_ledger_and_tables_by_escaped_literal
     ]
     assert literal(ODD) == "'1700000000.2\\'x\\\\'"
     assert dict(found) == {"loads": {"1700000000.1": ["2024-01-01 00:00:00", "shop"], ODD: ["2024-01-02 00:00:00", "shop"]},
-                           "applied": {"target.items": ["1700000000.1"]}, "tables": {ODD: ["items"]}, "fresh": True}
+                           "applied": {"target.items": {"1700000000.1": True}}, "tables": {ODD: ["items"]}, "fresh": True}
     # the run's next model takes the same read, and says it is not its own
     again = _read(package)
     assert len(package.queries) == 2 and again["fresh"] is False and again["loads"] == found["loads"]
