@@ -123,11 +123,12 @@ def test_maintain__a_target_schema_compacts_its_ledger_of_applied_loads(spark, d
     """The ledger of a target schema gains a small file with every model run that applies a load and every
     `dbt run` reads it; `maintain` of the target schema compacts it like any table and keeps its rows
     (docs/lakehouse.md, Table maintenance: name the target schemas too)."""
-    from python_extract.contract import APPLIED_LOADS_TABLE
+    from python_extract.contract import APPLIED_LOADS_TABLE, layout
     from python_extract.lakehouse import session_format
 
     ledger = f"{dataset}.{APPLIED_LOADS_TABLE}"
-    spark.sql(f"create table {ledger} (`target` string, `load_id` string, `applied_at` timestamp) using {session_format(spark)}")
+    columns = ", ".join(f"`{column}` {kind}" for column, kind in layout(APPLIED_LOADS_TABLE).items())  # the contract's
+    spark.sql(f"create table {ledger} ({columns}) using {session_format(spark)}")
     for i in range(12):  # one commit of one row per applying model, as the materialization writes it
         spark.sql(f"insert into {ledger} values ('analytics.m_{i}', '17000000{i:02d}.5', current_timestamp())")
     before = sorted(tuple(r) for r in spark.sql(f"select * from {ledger}").collect())
