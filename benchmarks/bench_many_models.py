@@ -4,7 +4,7 @@ warm (`warm: true`: the lakehouse's warm server), threads 1 and 4, with dbt's ow
 the same run. Issue 37, goals 1, 2 and 4.
 
     .venv/bin/python benchmarks/bench_many_models.py [--n 50] [--k 5] [--rows 20]
-        [--table-format iceberg|delta] [--home DIR] [--skip-warm | --skip-cold] [--repeat R]
+        [--table-format iceberg|delta] [--home DIR] [--skip-warm | --skip-cold] [--repeat R] [--history L]
 
 The project is generated into a temporary folder at run time (N upsert models `m_0000`... over N staging
 tables `t_0000`..., `sources.yml`, `profiles.yml`), and beside them N null models `n_0000`... with the same
@@ -32,6 +32,10 @@ as a scheduler runs them. Figures (seconds of wall time from launch to exit):
 `--skip-cold` measures the warm target only (the first build then runs on the warm server too);
 `--skip-warm` the cold one only. `--repeat R` runs the floor, the N-node floor and the none-pending run R times
 in turn (after the first of each, with nothing pending) and reports their medians, each wall time printed.
+`--history L` then adds L older completed loads, each applied by every model (the operation `bench_history` of the
+generated project: L rows in `_dlt_loads` and `_sparkload_load_tables`, L x N ledger entries), and times the
+none-pending run again (warm, or cold with `--skip-warm`): its ratio to the one before says what a long history of
+loads costs a run with nothing to apply.
 
 After the figures, the statements one no-op model ran in the `all N` run (from dbt's debug log): count,
 seconds, text. Prints the load average before and after: on a shared machine the absolute figures move
@@ -87,11 +91,39 @@ def table_name(i: int) -> str:
     return f"t_{i:04d}"
 
 
+def history_macro(n: int) -> str:
+    """The operation `bench_history(loads)`: that many completed loads, older than the benchmark's own, each
+    recorded as covering a table of no model and as applied by every one of the N models, as a long-running
+    pipeline leaves them (`--history`)."""
+    sys.path.insert(0, str(REPO))
+    from python_extract import contract
+
+    def select(table: str, values: dict) -> str:
+        assert list(values) == list(contract.layout(table)), (table, contract.layout(table))
+        return ", ".join(f"{v} as `{c}`" for c, v in values.items())
+
+    load_id = "concat('1000000000.', lpad(cast(`id` as string), 6, '0'))"
+    at = "timestamp'2020-01-01 00:00:00'"
+    targets = ", ".join(f"('many.{model_name(i)}')" for i in range(n))
+    return f"""{{% macro bench_history(loads) -%}}
+  {{% do run_query("insert into `{RAW}`.`{contract.LOADS_TABLE}` select "
+      ~ "{select(contract.LOADS_TABLE, {'load_id': load_id, 'schema_name': "'many'", 'status': '0', 'inserted_at': at,
+                                        'schema_version_hash': "'history'"})} from range(" ~ loads ~ ")") %}}
+  {{% do run_query("insert into `{RAW}`.`{contract.LOAD_TABLES_TABLE}` select "
+      ~ "{select(contract.LOAD_TABLES_TABLE, {'load_id': load_id, 'table_name': "'history_only'", 'row_count': '1'})} from range(" ~ loads ~ ")") %}}
+  {{% do run_query("insert into `many`.`{contract.APPLIED_LOADS_TABLE}` select "
+      ~ "{select(contract.APPLIED_LOADS_TABLE, {'target': '`t`.`target`', 'load_id': load_id, 'applied_at': at})} from range(" ~ loads ~ ") "
+      ~ "cross join (values {targets}) as `t`(`target`)") %}}
+{{%- endmacro %}}
+"""
+
+
 def write_project(folder: Path, n: int) -> None:
     """The generated dbt project: N upsert models over N staging tables, N null models, cold and warm targets."""
     (folder / "models").mkdir(parents=True)
     (folder / "macros").mkdir()
     (folder / "macros" / "bench_null.sql").write_text(NULL_MATERIALIZATION)
+    (folder / "macros" / "bench_history.sql").write_text(history_macro(n))
     (folder / "dbt_project.yml").write_text(
         "name: bench_many\nversion: '0.1.0'\nconfig-version: 2\nprofile: bench_many\nmodel-paths: ['models']\n")
     (folder / "profiles.yml").write_text(
@@ -281,6 +313,24 @@ def profile(f: dict, k: int) -> None:
     print(f"  outside any model: {len(unowned)} statements, {sum(s for _, s in unowned):.2f} s")
 
 
+def history(bench: Bench, target: str, before: dict, args) -> None:
+    """The none-pending run again after `--history` older loads, each applied by every model: what a long
+    history of loads adds to a run with nothing to apply (the run's shared read compares the ledger in its
+    statement; the loads themselves are not read into dbt)."""
+    bench.dbt("run-operation", "bench_history", "--args", json.dumps({"loads": args.history}), "--target", target)
+    runs = []
+    for _ in range(max(1, args.repeat)):
+        runs.append(bench.dbt("run", "--target", target, *ALL))
+        assert "APPLIED" not in runs[-1]["stdout"], runs[-1]["stdout"][-3000:]
+    wall = statistics.median(r["wall"] for r in runs)
+    shared = statistics.median(sum(s for _, sql, s in r["statements"] if sql.startswith("select 'pending'")) for r in runs)
+    print(f"\nload history ({target}): {args.history} older completed loads, each applied by all {args.n} models "
+          f"({args.history * args.n} ledger entries)")
+    walls = ", ".join(f"{r['wall']:.2f}" for r in runs)
+    print(f"  none-pending run: {wall:.2f} s (median of {walls}) against "
+          f"{before['none']:.2f} s without them: {wall / before['none']:.2f}x; the run's shared read {shared:.2f} s")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50, help="models and staging tables (default 50; the issue asks 50 and 200)")
@@ -290,6 +340,8 @@ def main() -> int:
     parser.add_argument("--home", help="lakehouse directory (default: a new temporary one)")
     parser.add_argument("--repeat", type=int, default=1, help="runs of the floors and of the none-pending run, "
                         "taken in turn; their medians are reported (default 1)")
+    parser.add_argument("--history", type=int, default=0, help="then add this many older completed loads, each applied "
+                        "by every model, and time the none-pending run again (default 0: not done)")
     skip = parser.add_mutually_exclusive_group()
     skip.add_argument("--skip-warm", action="store_true", help="cold processes only")
     skip.add_argument("--skip-cold", action="store_true", help="the warm target only")
@@ -335,6 +387,8 @@ def main() -> int:
             print(f"  warm run of one pending model: 1-node floor + its statements + {over1:.2f} s "
                   f"(goal 2: + 0.5 s: {'met' if over1 <= 0.5 else 'NOT met'}); floor of nothing + its statements "
                   f"+ {over:.2f} s ({'met' if over <= 0.5 else 'NOT met'} against that floor)")
+        if args.history:
+            history(bench, "cold" if args.skip_warm else "warm", warm if not args.skip_warm else cold, args)
         print(f"\nload average after: {_load()}  (1 / 5 / 15 min)")
     finally:
         stop_server(home)

@@ -1,9 +1,10 @@
 {#- What one `dbt run` reads once for all its models (issue 37: a model with nothing to apply costs
     next to nothing). With the sparkload adapter, the first model of a run that needs them reads, in two
-    statements, the loads of a `_dlt_loads` table with its status, then which tables they covered
-    (`_sparkload_load_tables`) and the ledger entries of those loads; every later model of the run looks
-    them up (adapter.sparkload_run_cache, keyed on the invocation). Without the adapter (the dbt package
-    on spark or databricks) nothing is shared and every model reads as before.
+    statements, the loads of a `_dlt_loads` table with its status that the run's models have not applied
+    (each model's target against its ledger, in the statement), then which tables those loads covered
+    (`_sparkload_load_tables`); every later model of the run looks them up (adapter.sparkload_run_cache,
+    keyed on the invocation). Without the adapter (the dbt package on spark or databricks) nothing is shared
+    and every model reads as before.
 
     Only a model the shared read shows as idle uses it: a root model reading one dbt source, whose
     table exists, not rebuilt, without `--vars sparkload_skip_loads`, `change_data_feed` or `cluster_by`, and whose
@@ -30,14 +31,15 @@
   {%- set sources = model.depends_on.nodes -%}
   {%- if adapter.type() != 'sparkload' or full_refresh or existing is none or cfg.root is not none or cfg.load_tables is none
         or cfg.change_data_feed is not none or cfg.cluster_by or var('sparkload_skip_loads', none) is not none
-        or sources | length != 1 or not sources[0].startswith('source.') -%}
+        or sources | length != 1 or not sources[0].startswith('source.') or selected_resources is not defined -%}
     {{ return(none) }}
   {%- endif -%}
   {%- set run = sl.fetch_sparkload_run_loads(cfg, target) -%}
-  {%- set done = run.applied.get(target.schema ~ '.' ~ target.identifier, {}) -%}  {#- a dict: `in` is one look-up, not a scan -#}
-  {%- set pending = {'ids': [], 'inserted_at': {}, 'pipelines': {}, 'covered': [], 'done': done | sort, 'root_skipped': []} -%}
+  {%- set name = target.schema ~ '.' ~ target.identifier -%}
+  {%- if name not in run.targets -%}{{ return(none) }}{%- endif -%}  {#- not one of the run's models the read was made for -#}
+  {%- set pending = {'ids': [], 'inserted_at': {}, 'pipelines': {}, 'covered': [], 'done': [], 'root_skipped': []} -%}
   {%- set rows = namespace(any=false) -%}
-  {%- for id in run.loads.keys() | sort if id not in done -%}
+  {%- for id in run.pending.get(name, {}).keys() | sort -%}
     {%- set tables = run.tables.get(id) -%}
     {%- if tables is none or cfg.staging_table in tables -%}{%- set rows.any = true -%}{%- endif -%}  {#- unknown, or rows to apply -#}
     {%- if tables is not none and cfg.staging_table in tables -%}{%- do pending.covered.append(id) -%}{%- endif -%}
@@ -49,11 +51,13 @@
   {{ return({'pending': pending, 'idle': not rows.any}) }}
 {%- endmacro %}
 
-{#- The run's shared read for this model's `_dlt_loads`, status and ledger: {'loads': {load_id:
-    [inserted_at, schema_name]}, 'tables': {load_id: [covered table names]}, 'applied': {target: {load
-    id in the ledger: true}} (a dict, so that each model's test of every load is one look-up: with lists it
-    grew with the square of the loads, 160-190 ms a model at 5,000 loads), 'fresh': true for the model that read it}, all of loads with status
-    `load_status_in`; read on first use. -#}
+{#- The run's shared read for the `_dlt_loads` of this model, a status and the ledger of its schema, made for the
+    run's selected root sparkload models that read that `_dlt_loads` and write into that schema (`targets`):
+    {'targets': {target: true}, 'pending': {target: {load id: true}} (the loads with that status not in the
+    target's ledger), 'loads': {load_id: [inserted_at, schema_name]} and 'tables': {load_id: [covered table
+    names]} of those loads, 'fresh': true for the model that read it}; read on first use. The ledger is compared
+    in the statement, so what comes back are the pending pairs, not every load ever completed times every model
+    (with those rows each run's read grew with the history: 2.1 s of Jinja at 5,000 loads and 50 models). -#}
 {% macro fetch_sparkload_run_loads(cfg, target) -%}
   {{ return(adapter.dispatch('fetch_sparkload_run_loads', 'sparkload')(cfg, target)) }}
 {%- endmacro %}
@@ -66,37 +70,55 @@
   {%- set cache = adapter.sparkload_run_cache(invocation_id) -%}
   {%- set key = sl._sparkload_run_loads_key(cfg.loads) + (cfg.load_status_in | int, ledger.schema, ledger.identifier) -%}
   {%- if key in cache -%}{{ return(dict(cache[key], fresh=false)) }}{%- endif -%}
-  {#- two statements, not one with `load_id in (select ...)`: a semi-join read `_dlt_loads` again for each of
-      the other two tables (on Delta each read of a table rebuilds its state; after fresh commits the one statement took 4.6 s on
-      Delta and 1.3 s on Iceberg, these two 3.5 s and 0.9 s, 2026-11-29),
-      and the literal ids let the ledger and `_sparkload_load_tables` skip files by their statistics; with no
-      load of that status (a run with nothing pending) the second is not sent -#}
+  {%- set targets = sl._sparkload_run_targets(cfg.loads, ledger.schema) -%}
+  {%- set found = {'targets': targets, 'pending': {}, 'loads': {}, 'tables': {}} -%}
+  {#- two statements, not one joining `_sparkload_load_tables` too: a join read `_dlt_loads` again for each
+      of the other tables (on Delta each read of a table rebuilds its state; after fresh commits one statement
+      took 4.6 s on Delta and 1.3 s on Iceberg, two 3.5 s and 0.9 s, 2026-11-29), and the literal ids of the
+      pending loads let `_sparkload_load_tables` skip files by their statistics; with nothing pending (a run
+      with no new load) the second is not sent -#}
+  {%- set names = [] -%}
+  {%- for name in targets.keys() | sort -%}{%- do names.append('(' ~ q(name) ~ ')') -%}{%- endfor -%}
   {%- set sql -%}
-    select 'load', `load_id`, cast(`inserted_at` as string), `schema_name` from {{ rel(cfg.loads) }} where `status` = {{ cfg.load_status_in | int }}
+    select 'pending', l.`load_id`, cast(l.`inserted_at` as string), l.`schema_name`, t.`target`
+    from {{ rel(cfg.loads) }} as l cross join (values {{ names | join(', ') }}) as t(`target`)
+    left anti join {{ rel(ledger) }} as g on g.`load_id` = l.`load_id` and g.`target` = t.`target`
+    where l.`status` = {{ cfg.load_status_in | int }}
   {%- endset -%}
-  {%- set found = {'loads': {}, 'tables': {}, 'applied': {}} -%}
   {%- for row in run_query(sql) -%}
     {%- do found.loads.update({row[1]: [row[2], row[3]]}) -%}
+    {%- do found.pending.setdefault(row[4], {}).update({row[1]: true}) -%}
   {%- endfor -%}
   {%- if found.loads -%}
     {%- set literals = [] -%}
     {%- for id in found.loads.keys() | sort -%}{%- do literals.append(q(id)) -%}{%- endfor -%}
-    {%- set ids = literals | join(', ') -%}
     {%- set sql -%}
-      select 'applied', `load_id`, `target` from {{ rel(ledger) }} where `load_id` in ({{ ids }})
-      union all
-      select 'covered', `load_id`, `table_name` from {{ rel(cfg.load_tables) }} where `load_id` in ({{ ids }})
+      select 'covered', `load_id`, `table_name` from {{ rel(cfg.load_tables) }} where `load_id` in ({{ literals | join(', ') }})
     {%- endset -%}
     {%- for row in run_query(sql) -%}
-      {%- if row[0] == 'applied' -%}
-        {%- do found.applied.setdefault(row[2], {}).update({row[1]: true}) -%}
-      {%- else -%}
-        {%- do found.tables.setdefault(row[1], []).append(row[2]) -%}
-      {%- endif -%}
+      {%- do found.tables.setdefault(row[1], []).append(row[2]) -%}
     {%- endfor -%}
   {%- endif -%}
   {%- do cache.update({key: found}) -%}
   {{ return(dict(found, fresh=true)) }}
+{%- endmacro %}
+
+{#- The targets (`schema.identifier`, as the ledger names them) of the run's selected root sparkload models that
+    read `loads` and write into `schema`, as {target: true}: the models a shared read of `loads` is made for. A
+    model outside them (e.g. its `_dlt_loads` named only in its own config) reads its pending loads itself. -#}
+{% macro _sparkload_run_targets(loads, schema) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set targets = {} -%}
+  {%- for id in selected_resources if id in graph.nodes -%}
+    {%- set node = graph.nodes[id] -%}
+    {%- if node.config.materialized == 'sparkload' and not node.config.get('root_model') and node.schema == schema -%}
+      {%- set reads = sl.sparkload_loads_relation(node) -%}
+      {%- if reads is not none and reads.schema == loads.schema and reads.identifier == loads.identifier -%}
+        {%- do targets.update({node.schema ~ '.' ~ node.alias: true}) -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(targets) }}
 {%- endmacro %}
 
 {#- An idle model's pending loads, which bring it no rows: recorded in its ledger by the run's last

@@ -1,7 +1,9 @@
 """The run's shared read of pending loads rendered (fast tier; tests/materialization/test_run_loads.py judges it
-on Spark): `_dlt_loads` is read once, then the ledger and `_sparkload_load_tables` by the load ids as escaped
-literals, in a second statement that a run with no load of that status does not send; a second model of the run
-reads nothing."""
+on Spark): one statement returns the loads of the status that the run's models have not applied, each with
+the model's target (the ledger compared in the statement, against the targets of the run's selected root
+sparkload models that read that `_dlt_loads` and write into the ledger's schema); a second, by the pending
+load ids as escaped literals, reads `_sparkload_load_tables`, and a run with nothing pending does not send it;
+a second model of the run reads nothing."""
 from __future__ import annotations
 
 import re
@@ -17,13 +19,35 @@ TARGET = Relation("target", "items")
 ODD = "1700000000.2'x\\"  # a load id no extractor writes, to show the escaping
 
 
+def _node(name: str, schema: str = "target", source: str = "source.p.shop.items", **config):
+    return {"name": name, "schema": schema, "alias": name, "depends_on": {"nodes": [source]},
+            "config": {"materialized": "sparkload", **config}}
+
+
+# the run: two root models of `raw` into `target`; one into another schema; one reading another `_dlt_loads`;
+# a child model; a model of another materialization; a sparkload model not selected
+GRAPH = {
+    "nodes": {
+        "model.p.items": _node("items"), "model.p.orders": _node("orders"),
+        "model.p.elsewhere": _node("elsewhere", schema="mart"),
+        "model.p.other_loads": _node("other_loads", source="source.p.crm.people"),
+        "model.p.named_loads": _node("named_loads", source="source.p.crm.people", loads_dataset="raw"),
+        "model.p.child": _node("child", root_model="items"),
+        "model.p.view": {**_node("view"), "config": {"materialized": "view"}},
+        "model.p.unselected": _node("unselected"),
+    },
+    "sources": {"source.p.shop.items": {"schema": "raw"}, "source.p.crm.people": {"schema": "crm"}},
+}
+SELECTED = [n for n in GRAPH["nodes"] if n != "model.p.unselected"] + ["test.p.not_a_node"]
+
+
 class Answering(Package):
     """A package whose `run_query` answers from `answers` (first word of the statement's select list -> rows)
     and records every statement; `adapter.sparkload_run_cache` is one dict for the run."""
 
     def __init__(self, answers: Dict[str, List[tuple]]):
         self.answers, self.queries, self.cache = answers, [], {}
-        super().__init__()
+        super().__init__(graph=GRAPH, selected_resources=SELECTED)
         self.ctx["adapter"].sparkload_run_cache = lambda invocation: self.cache
 
     def _no_queries(self, sql):  # run_query
@@ -38,31 +62,54 @@ def _read(package: Answering):
     return package["fetch_sparkload_run_loads"](config, TARGET)
 
 
-def test_run_loads_render__loads_first_then_ledger_and_tables_by_escaped_literal_ids():
+def test_run_loads_render__pending_pairs_first_then_tables_by_escaped_literal_ids():
     package = Answering({
-        "load": [("load", "1700000000.1", "2024-01-01 00:00:00", "shop"), ("load", ODD, "2024-01-02 00:00:00", "shop")],
-        "applied": [("applied", "1700000000.1", "target.items")],
+        "pending": [("pending", "1700000000.1", "2024-01-01 00:00:00", "shop", "target.orders"),
+                    ("pending", ODD, "2024-01-02 00:00:00", "shop", "target.items"),
+                    ("pending", ODD, "2024-01-02 00:00:00", "shop", "target.orders")],
+        "covered": [("covered", ODD, "items")],
     })
-    package.answers["applied"].append(("covered", ODD, "items"))
     found = _read(package)
     literal = package["sparkload_literal"]
     assert package.queries == [
-        "select 'load', `load_id`, cast(`inserted_at` as string), `schema_name` from `raw`.`_dlt_loads` where `status` = 0",
-        f"select 'applied', `load_id`, `target` from `target`.`_sparkload_applied_loads` where `load_id` in "
-        f"('1700000000.1', {literal(ODD)}) union all select 'covered', `load_id`, `table_name` from "
-        f"`raw`.`_sparkload_load_tables` where `load_id` in ('1700000000.1', {literal(ODD)})",
+        "select 'pending', l.`load_id`, cast(l.`inserted_at` as string), l.`schema_name`, t.`target` "
+        "from `raw`.`_dlt_loads` as l cross join (values ('target.items'), ('target.named_loads'), ('target.orders')) as t(`target`) "
+        "left anti join `target`.`_sparkload_applied_loads` as g on g.`load_id` = l.`load_id` and g.`target` = t.`target` "
+        "where l.`status` = 0",
+        f"select 'covered', `load_id`, `table_name` from `raw`.`_sparkload_load_tables` where `load_id` in "
+        f"('1700000000.1', {literal(ODD)})",
     ]
     assert literal(ODD) == "'1700000000.2\\'x\\\\'"
-    assert dict(found) == {"loads": {"1700000000.1": ["2024-01-01 00:00:00", "shop"], ODD: ["2024-01-02 00:00:00", "shop"]},
-                           "applied": {"target.items": {"1700000000.1": True}}, "tables": {ODD: ["items"]}, "fresh": True}
+    assert dict(found) == {
+        "targets": {"target.items": True, "target.orders": True, "target.named_loads": True},
+        "pending": {"target.orders": {"1700000000.1": True, ODD: True}, "target.items": {ODD: True}},
+        "loads": {"1700000000.1": ["2024-01-01 00:00:00", "shop"], ODD: ["2024-01-02 00:00:00", "shop"]},
+        "tables": {ODD: ["items"]}, "fresh": True}
     # the run's next model takes the same read, and says it is not its own
     again = _read(package)
-    assert len(package.queries) == 2 and again["fresh"] is False and again["loads"] == found["loads"]
+    assert len(package.queries) == 2 and again["fresh"] is False and again["pending"] == found["pending"]
 
 
-def test_run_loads_render__no_load_of_the_status_sends_one_statement():
+def test_run_loads_render__nothing_pending_sends_one_statement():
     package = Answering({})
     found = _read(package)
     assert [q.split(" from ")[0] for q in package.queries] == [
-        "select 'load', `load_id`, cast(`inserted_at` as string), `schema_name`"]
-    assert (found["loads"], found["applied"], found["tables"]) == ({}, {}, {})
+        "select 'pending', l.`load_id`, cast(l.`inserted_at` as string), l.`schema_name`, t.`target`"]
+    assert (found["pending"], found["loads"], found["tables"]) == ({}, {}, {})
+
+
+@pytest.mark.parametrize("target, uses", [(TARGET, True), (Relation("target", "unselected"), False)])
+def test_run_loads_render__only_a_model_the_read_was_made_for_takes_it(target, uses):
+    """A model whose target is not among the read's (here: not selected, so the read did not compare its ledger)
+    reads its pending loads itself: the shared read would show it nothing pending."""
+    package = Answering({"pending": [("pending", "1700000000.1", "2024-01-01 00:00:00", "shop", "target.orders")]})
+    package.ctx["adapter"].type = lambda: "sparkload"
+    package.ctx["model"]["depends_on"] = {"nodes": ["source.p.shop.items"]}
+    config = cfg(loads=Relation("raw", "_dlt_loads"), load_tables=Relation("raw", "_sparkload_load_tables"),
+                 staging_table="items", change_data_feed=None)
+    shared = package["fetch_sparkload_shared_pending"](config, target, target, False)
+    if uses:
+        assert shared == {"pending": {"ids": [], "inserted_at": {}, "pipelines": {}, "covered": [], "done": [],
+                                      "root_skipped": []}, "idle": True}
+    else:
+        assert shared is None

@@ -10,8 +10,8 @@ import re
 from ..support.tables import rows_of, table
 
 # what each run sends, in order: `show tables` of the staging dataset (the loads tables exist?), the
-# pending loads in two statements (the run's `_dlt_loads`, then the ledger and load tables of those load ids as
-# literals: 0.70-0.75x the one statement with two semi-joins it replaced, 2026-11-29), the batch and the table described in one query, the batch statistics, the strategy's
+# pending loads in two statements (the run's `_dlt_loads` against its models' ledger, then `_sparkload_load_tables`
+# of the pending load ids as literals), the batch and the table described in one query, the batch statistics, the strategy's
 # one statement, the ledger entry; scd2 also lists its family (the nested staging tables `<table>__*`
 # whose rows are part of a version's content) with a second `show tables`; on Iceberg, whose MERGE returns no
 # counts, the committed snapshot's summary for the status line's rows inserted, updated and deleted

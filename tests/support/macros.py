@@ -63,7 +63,8 @@ class Package:
     """Every macro of macros/ in one namespace, as dbt holds them when only the adapter ships them."""
 
     def __init__(self, model_config: Optional[Dict[str, Any]] = None, overrides: Optional[Dict[str, str]] = None,
-                 variables: Optional[Dict[str, Any]] = None, graph: Optional[Dict[str, Any]] = None):
+                 variables: Optional[Dict[str, Any]] = None, graph: Optional[Dict[str, Any]] = None,
+                 selected_resources: Optional[List[str]] = None):
         self.statements: List[str] = []
         self.ctx: Dict[str, Any] = {}
         self.ctx.update({
@@ -77,6 +78,8 @@ class Package:
             "run_query": self._no_queries, "var": lambda name, default=None: (variables or {}).get(name, default),
             "graph": graph or {"nodes": {}}, "fromjson": lambda text, default=None: json.loads(text) if text else default,
         })
+        if selected_resources is not None:  # else undefined, as in dbt before 1.8
+            self.ctx["selected_resources"] = selected_resources
         texts = [f.read_text() for f in sorted(MACROS.rglob("*.sql"))] + list((overrides or {}).values())
         for text in texts:
             module = compiled(text).make_module(vars=self.ctx)
