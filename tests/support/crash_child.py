@@ -1,5 +1,5 @@
-"""A pipeline run that kills its own process (SIGKILL) at a documented hook point (or between linking a
-table's files and registering them); used by
+"""A pipeline run that kills its own process (SIGKILL) at a documented hook point (or, on Iceberg, between
+linking a table's files and registering them; on Delta once the first table landed); used by
 test_crash.py as `python -m tests.support.crash_child HOME DATASET PIPELINES_DIR EVENT ROWS`."""
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import signal
 import sys
 
 import python_extract as sl
+from python_extract.lakehouse.session import session_format
 from python_extract.load import spark_loader
 
 
@@ -40,7 +41,11 @@ def _die_when_linking(nth: int) -> None:
 def main(home: str, dataset: str, pipelines_dir: str, event: str, rows: str) -> None:
     pipe = sl.pipeline(pipeline_name=dataset, dataset_name=dataset, pipelines_dir=pipelines_dir,
                        lakehouse=sl.LakehouseConfig.from_env(home=home))
-    if event == LINKED_NOT_COMMITTED:
+    if event == LINKED_NOT_COMMITTED and session_format(pipe.spark) == "delta":
+        # Delta links no file (Spark writes each table): killed once the first table has landed, while the
+        # others are being written on the load's threads
+        pipe.hooks.register("table_landed", lambda **_: os.kill(os.getpid(), signal.SIGKILL))
+    elif event == LINKED_NOT_COMMITTED:
         _die_when_linking(2)
     else:
         pipe.hooks.register(event, lambda **_: os.kill(os.getpid(), signal.SIGKILL))
