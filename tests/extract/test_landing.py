@@ -182,7 +182,17 @@ FOREIGN = {
 }
 
 
-@pytest.mark.parametrize("case", list(FOREIGN))
+# Delta keeps a column's declared char or varchar type (checked on write); Iceberg stores a string
+FOREIGN_DELTA = {
+    "a varchar column": (
+        "(id bigint, _dlt_id varchar(2))", "",
+        "column _dlt_id is varchar(2) in the lakehouse's table {ds}.t and string in the load's rows, which do not store in it without loss"),
+}
+FOREIGN.update(FOREIGN_DELTA)
+
+
+@pytest.mark.parametrize("case", [pytest.param(case, marks=[pytest.mark.only_on("delta")] if case in FOREIGN_DELTA else [])
+                                  for case in FOREIGN])
 def test_a_foreign_table__fails_the_load_naming_table_column_and_load_and_lands_nothing(pipe, case):
     columns, partitioning, reason = FOREIGN[case]
     ds, fmt = pipe.dataset_name, spark_loader.session_format(pipe.spark)
