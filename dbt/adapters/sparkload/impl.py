@@ -15,6 +15,7 @@ v2 catalog) answers differently from Hive's:
 """
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from dataclasses import replace
@@ -23,6 +24,7 @@ from typing import Any, Dict, Iterable, List, Optional
 from dbt.adapters.base import BaseRelation
 from dbt.adapters.base.meta import available
 from dbt.adapters.contracts.relation import RelationType
+from dbt.adapters.reference_keys import _ReferenceKey, lowercase
 from dbt.adapters.spark.column import SparkColumn
 from dbt.adapters.spark.impl import (
     LIST_RELATIONS_MACRO_NAME, LIST_RELATIONS_SHOW_TABLES_MACRO_NAME, SCHEMA_NOT_FOUND_MESSAGES, SparkAdapter,
@@ -50,6 +52,13 @@ DROPPED_BUT_H2_MESSAGES = ("Unrecognized database product name <H2>", "Table \"T
 
 # the schema tree's names (Spark's DataType.typeName) of the types whose SQL name differs
 TREE_TYPE_NAMES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
+
+
+@functools.lru_cache(maxsize=None)
+def _empty_table():
+    from dbt_common.clients.agate_helper import empty_table
+
+    return empty_table()
 
 
 def _says(error: DbtRuntimeError, messages) -> bool:
@@ -92,6 +101,28 @@ class SparkloadAdapter(SparkAdapter):
         from python_extract.lakehouse.session import session_format
 
         return session_format(self.connections.spark_session(creds))
+
+    def get_relation(self, database: str, schema: str, identifier: str) -> Optional[BaseRelation]:
+        """dbt's answer, found by key: dbt-core lists the schema's cached relations (a pass over every relation
+        of the cache) and tests each against the name, so a run of N models that each look up their table
+        made N x N tests (issue 37: 2 lookups a sparkload model). The cache keys a relation by its lowercased
+        names, so the one relation that can match is that key's; it is then tested as dbt tests it (quoting,
+        the error for a name that differs only in case). A schema not cached, or a lookup without a name,
+        goes dbt's way."""
+        if not self.Relation.get_default_include_policy().database:
+            database = None  # type: ignore[assignment]  # as dbt-spark's get_relation
+        if identifier is None or (database, schema) not in self.cache:
+            return super().get_relation(database, schema, identifier)
+        cached = self.cache.relations.get(_ReferenceKey(lowercase(database), lowercase(schema), lowercase(identifier)))
+        if cached is None:
+            return None
+        return cached.inner if cached.inner.matches(**self._make_match_kwargs(database, schema, identifier)) else None
+
+    @available
+    def sparkload_empty_table(self):
+        """One empty agate table for every result without rows (helpers: `store_raw_result` of a model's
+        report): dbt builds a new one for each, 0.4 ms apiece (issue 37). agate tables are immutable."""
+        return _empty_table()
 
     @available
     def raise_sparkload_error(self, message: str) -> None:
