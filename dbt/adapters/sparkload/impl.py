@@ -6,7 +6,8 @@ v2 catalog) answers differently from Hive's:
   beside it; a schema that does not exist lists as empty; when the v2 catalog is Iceberg's `SparkCatalog`
   (the Iceberg lakehouse's), every table it lists is an Iceberg table, so no table is described to learn
   its provider (dbt-spark sends a `describe table extended` per table: 50 statements for 50 tables in
-  every run's cache fill); a table's columns are described when dbt asks for them;
+  every run's cache fill); a table's columns are described when dbt asks for them; a lookup of a cached
+  relation (`get_relation`) goes by the cache's key, not through every cached relation of its schema;
 - `drop_schema`: a catalog that refuses `drop ... cascade` on a non-empty schema gets the schema's
   relations dropped first; on a Delta lakehouse's Hive metastore (H2), the error Hive 2.3 raises after it
   dropped the schema (its ACID bookkeeping knows no H2) is taken as done once the schema is gone;
