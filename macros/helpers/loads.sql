@@ -176,6 +176,7 @@
   {%- call statement('sparkload_record_loads') -%}
     {{ sl.get_sparkload_ledger_insert_sql(ledger, target, load_ids, 'current_timestamp()') }}
   {%- endcall -%}
+  {%- do sl._sparkload_note_ledger_write(ledger) -%}
 {%- endmacro %}
 
 {#- Before anything else of the run: remember the loads this model skips (skip.sql), never applied. -#}
@@ -188,6 +189,16 @@
   {%- call statement('sparkload_record_skipped_loads') -%}
     {{ sl.get_sparkload_ledger_insert_sql(ledger, target, load_ids, 'cast(null as timestamp)') }}
   {%- endcall -%}
+  {%- do sl._sparkload_note_ledger_write(ledger) -%}
+{%- endmacro %}
+
+{#- Every write to a ledger adds a small file, one per applying model and run, and every run's shared read
+    (helpers/run_loads.sql) scans the whole ledger (249 files: 0.54 s of its 0.71 s on Iceberg, 0.07 s compacted;
+    issue 37). With the adapter, the run remembers the ledgers it wrote to; its last model compacts them. -#}
+{% macro _sparkload_note_ledger_write(ledger) -%}
+  {%- if adapter.type() == 'sparkload' and invocation_id is defined and invocation_id -%}
+    {%- do adapter.sparkload_run_cache(invocation_id).setdefault('written ledgers', {}).update({(ledger.schema, ledger.identifier): ledger}) -%}
+  {%- endif -%}
 {%- endmacro %}
 
 {#- The ledger rows of `load_ids` for `target`, with `applied_at` (an SQL expression). -#}

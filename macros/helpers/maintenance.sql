@@ -151,9 +151,7 @@
         the layout its writes sort by; otherwise the files are only bin-packed -#}
     {%- set sort_order = sl._fetch_sparkload_iceberg_sort_order(rel) -%}
     {%- if sort_order -%}{%- do reasons.append('sorted by ' ~ sort_order) -%}{%- endif -%}
-    {%- do plan.append({'action': 'compact', 'why': reasons | join(', '), 'sql':
-        'call system.rewrite_data_files(table => ' ~ name ~ (", strategy => 'sort'" if sort_order else '') ~ ', options => map(' ~ options
-        ~ ", 'min-input-files', '2', 'delete-file-threshold', '1', 'min-file-size-bytes', '" ~ policy.small_file_size ~ "'))"}) -%}
+    {%- do plan.append({'action': 'compact', 'why': reasons | join(', '), 'sql': sl.get_sparkload_compact_sql(relation, 'iceberg', policy.small_file_size, 2, sort_order is not none)}) -%}
   {%- endif -%}
   {%- if health.delete_files > 0 and reasons -%}
     {%- do plan.append({'action': 'rewrite_position_deletes', 'why': health.delete_files ~ ' delete files', 'sql':
@@ -205,7 +203,7 @@
   {%- if reasons -%}
     {#- OPTIMIZE rewrites the small files (applying their deletion vectors); REORG ... PURGE then rewrites
         every other file that still has one, so no deleted row stays in a data file -#}
-    {%- do plan.append({'action': 'compact', 'why': reasons | join(', '), 'sql': 'optimize ' ~ rel}) -%}
+    {%- do plan.append({'action': 'compact', 'why': reasons | join(', '), 'sql': sl.get_sparkload_compact_sql(relation, 'delta', policy.small_file_size)}) -%}
     {%- if health.deletion_vectors > 0 -%}
       {%- do plan.append({'action': 'purge_deletion_vectors', 'why': health.deletion_vectors ~ ' deletion vectors', 'sql': 'reorg table ' ~ rel ~ ' apply (purge)'}) -%}
     {%- endif -%}
@@ -215,6 +213,24 @@
         'vacuum ' ~ rel ~ ' retain ' ~ (policy.keep_snapshots_for / 3600) | round(3) ~ ' hours'}) -%}
   {%- endif -%}
   {{ return(sl._run_sparkload_maintenance_plan(relation, 'delta', health, plan, dry_run)) }}
+{%- endmacro %}
+
+{#- The statement that compacts a table's small files (below `small_file_size` bytes) into few large ones, one
+    optimistic commit. Iceberg: rewrite_data_files with partial progress (a file group that conflicts with a
+    concurrent commit is skipped, the rest commits), rewriting a group of at least `min_input_files` files, or
+    a file with a delete file, in the table's sort order when `sorted`. Delta: OPTIMIZE, which rewrites every
+    small file (its caller decides whether there are enough). -#}
+{% macro get_sparkload_compact_sql(relation, file_format, small_file_size, min_input_files=2, sorted=false) -%}
+  {{ return(adapter.dispatch('get_sparkload_compact_sql', 'sparkload')(relation, file_format, small_file_size, min_input_files, sorted)) }}
+{%- endmacro %}
+
+{% macro default__get_sparkload_compact_sql(relation, file_format, small_file_size, min_input_files=2, sorted=false) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set rel = sl.sparkload_relation(relation) -%}
+  {%- if file_format == 'delta' -%}{{ return('optimize ' ~ rel) }}{%- endif -%}
+  {{ return('call system.rewrite_data_files(table => ' ~ sl.sparkload_literal(rel) ~ (", strategy => 'sort'" if sorted else '')
+            ~ ", options => map('partial-progress.enabled', 'true', 'min-input-files', '" ~ min_input_files | int
+            ~ "', 'delete-file-threshold', '1', 'min-file-size-bytes', '" ~ small_file_size | int ~ "'))") }}
 {%- endmacro %}
 
 {#- Runs each planned statement (in a dry run, only those that change nothing, e.g. an orphan-file

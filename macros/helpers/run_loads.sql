@@ -142,15 +142,20 @@
 {%- endmacro %}
 
 {#- At the end of every sparkload model (with the adapter): the run's last selected sparkload model
-    records what the idle models left for it (run_sparkload_record_idle_loads), one insert per ledger. -#}
-{% macro run_sparkload_finish_model() -%}
-  {{ return(adapter.dispatch('run_sparkload_finish_model', 'sparkload')()) }}
+    records what the idle models left for it (run_sparkload_record_idle_loads), one insert per ledger, then
+    compacts each ledger the run wrote to once it holds enough files (run_sparkload_compact_ledger).
+    `ledger`, `file_format`: this model's ledger and format, remembered for that compaction. -#}
+{% macro run_sparkload_finish_model(ledger=none, file_format=none) -%}
+  {{ return(adapter.dispatch('run_sparkload_finish_model', 'sparkload')(ledger, file_format)) }}
 {%- endmacro %}
 
-{% macro default__run_sparkload_finish_model() -%}
+{% macro default__run_sparkload_finish_model(ledger=none, file_format=none) -%}
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- if adapter.type() != 'sparkload' or selected_resources is not defined -%}{{ return(none) }}{%- endif -%}
   {%- set cache = adapter.sparkload_run_cache(invocation_id) -%}
+  {%- if ledger is not none -%}
+    {%- do cache.setdefault('ledger formats', {}).setdefault((ledger.schema, ledger.identifier), file_format) -%}
+  {%- endif -%}
   {%- if 'sparkload models' not in cache -%}
     {%- set count = namespace(n=0) -%}
     {%- for id in selected_resources if id in graph.nodes and graph.nodes[id].config.materialized == 'sparkload' -%}
@@ -163,8 +168,47 @@
     {%- call statement('sparkload_record_idle_loads') -%}
       {{ sl.get_sparkload_ledger_entries_sql(later.ledger, later.entries, 'current_timestamp()') }}
     {%- endcall -%}
+    {%- do sl._sparkload_note_ledger_write(later.ledger) -%}
     {%- do later.update({'entries': []}) -%}
   {%- endfor -%}
+  {%- set at = sl.validate_sparkload_compact_ledger_at() -%}
+  {%- set written = cache.pop('written ledgers', {}) -%}
+  {%- for key in written.keys() | sort if at is not none -%}
+    {%- do sl.run_sparkload_compact_ledger(written[key], cache.get('ledger formats', {}).get(key), at) -%}
+  {%- endfor -%}
+{%- endmacro %}
+
+{#- `--vars '{sparkload_compact_ledger_at: 20}'`: a ledger the run wrote to is compacted once it holds this many
+    files (an integer >= 2; default 20); none (or false, 'none', 'off') never compacts one in a run (then
+    `sparkload lakehouse maintain` keeps them compact). Any other value is refused before a model changes anything. -#}
+{% macro validate_sparkload_compact_ledger_at() -%}
+  {%- set value = var('sparkload_compact_ledger_at', 20) -%}
+  {%- if value is none or value is sameas false or (value is string and value | lower in ['none', 'off']) -%}{{ return(none) }}{%- endif -%}
+  {%- if value is integer and value is not boolean and value >= 2 -%}{{ return(value) }}{%- endif -%}
+  {%- do exceptions.raise_compiler_error("--vars sparkload_compact_ledger_at=" ~ value ~ " is not valid; expected an integer >= 2 (files), or none. Nothing was changed.") -%}
+{%- endmacro %}
+
+{#- Compacts `ledger` (written to by this run) when it holds `at` files or more, in one commit of its format:
+    Iceberg's rewrite_data_files, whose `min-input-files` makes the check (a call with fewer files commits
+    nothing, 40-60 ms), Delta's OPTIMIZE after a DESCRIBE DETAIL (35-80 ms). A compaction another writer's
+    commit refuses (two runs compacting at once) is logged and left to the next run: the run's data is in.
+    A ledger of another format, or whose format no model of the run named, is left as it is. -#}
+{% macro run_sparkload_compact_ledger(ledger, file_format, at) -%}
+  {{ return(adapter.dispatch('run_sparkload_compact_ledger', 'sparkload')(ledger, file_format, at)) }}
+{%- endmacro %}
+
+{% macro default__run_sparkload_compact_ledger(ledger, file_format, at) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- if file_format not in ['iceberg', 'delta'] -%}{{ return(none) }}{%- endif -%}
+  {%- if file_format == 'delta' -%}
+    {%- set files = run_query('describe detail ' ~ sl.sparkload_relation(ledger)).columns['numFiles'].values()[0] | int -%}
+    {%- if files < at -%}{{ return(none) }}{%- endif -%}
+  {%- endif -%}
+  {%- set policy = sl.validate_sparkload_maintenance(true, 'sparkload ledger ' ~ ledger) -%}
+  {%- set refused = adapter.sparkload_try_compaction(sl.get_sparkload_compact_sql(ledger, file_format, policy.small_file_size, at)) -%}
+  {%- if refused -%}
+    {{ log('sparkload ledger ' ~ sl.sparkload_relation(ledger) ~ ': not compacted in this run, a concurrent commit refused it (' ~ refused ~ '); a later run compacts it.', info=true) }}
+  {%- endif -%}
 {%- endmacro %}
 
 {#- Forget the run's shared reads of `loads` (a `_dlt_loads` relation) after a statement changed it. -#}

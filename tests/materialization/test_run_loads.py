@@ -120,3 +120,44 @@ def test_run_loads__the_tables_a_run_reads_merge_their_manifests_on_iceberg(spar
         commits = spark.sql(f"select count(*) from {name}.snapshots").collect()[0][0]
         manifests = spark.sql(f"select count(*) from {name}.manifests").collect()[0][0]
         assert commits >= 7 and manifests <= 4, (name, commits, manifests)  # unmerged: one manifest per commit
+
+
+def _files(spark, name: str) -> int:
+    from python_extract.lakehouse import session_format
+
+    if session_format(spark) == "delta":
+        return spark.sql(f"describe detail {name}").collect()[0]["numFiles"]
+    return spark.sql(f"select count(*) from {name}.files where content = 0").collect()[0][0]
+
+
+@pytest.mark.each_format  # the compaction is each format's own statement
+def test_run_loads__a_run_compacts_a_ledger_it_wrote_once_it_holds_enough_files(spark, stage, dbt, names):
+    """Each applying model adds a file to its schema's ledger, and every run's shared read scans the whole
+    ledger; the run's last model compacts a ledger the run wrote to once it holds `sparkload_compact_ledger_at`
+    files (here 3). Its rows stay as they were; none never compacts; a bad value changes nothing."""
+    ledger = f"{names.target}._sparkload_applied_loads"
+    at3 = {"sparkload_compact_ledger_at": 3}
+    loads = [stage.load([{"id": 1, "name": "a"}], table="items")]
+    dbt.invoke("run", "--select", "up_pk", vars=at3)
+    loads.append(stage.load([{"id": 2, "name": "b"}], table="items"))
+    dbt.invoke("run", "--select", "up_pk", vars=at3)
+    assert _files(spark, ledger) == 2
+    loads.append(stage.load([{"id": 3, "name": "c"}], table="items"))
+    dbt.invoke("run", "--select", "up_pk", vars=at3)  # its ledger write makes 3 files: compacted into 1
+    assert _files(spark, ledger) == 1
+    applied = rows_of(*[(f"{names.target}.up_pk", load) for load in loads])
+    assert table(spark, ledger, "target, load_id") == applied
+    assert table(spark, f"{names.target}.up_pk", "id") == rows_of((1,), (2,), (3,))
+
+    off = {"sparkload_compact_ledger_at": "none"}
+    for n in (4, 5):
+        loads.append(stage.load([{"id": n, "name": "d"}], table="items"))
+        dbt.invoke("run", "--select", "up_pk", vars=off)
+    assert _files(spark, ledger) == 3
+
+    loads.append(stage.load([{"id": 6, "name": "e"}], table="items"))
+    refused = dbt.invoke("run", "--select", "up_pk", vars={"sparkload_compact_ledger_at": 1}, expect_success=False)
+    assert "--vars sparkload_compact_ledger_at=1 is not valid" in str(refused.result.results[0].message)
+    assert table(spark, f"{names.target}.up_pk", "id") == rows_of(*[(n,) for n in range(1, 6)])
+    assert _files(spark, ledger) == 3
+    assert table(spark, ledger, "target, load_id") == rows_of(*[(f"{names.target}.up_pk", load) for load in loads[:-1]])

@@ -113,3 +113,27 @@ def test_run_loads_render__only_a_model_the_read_was_made_for_takes_it(target, u
                                       "root_skipped": []}, "idle": True}
     else:
         assert shared is None
+
+
+@pytest.mark.parametrize("given, expected", [(None, 20), (2, 2), (500, 500), ("none", None), ("OFF", None), (False, None)])
+def test_run_loads_render__compact_ledger_at_takes_files_or_none(given, expected):
+    package = Package(variables={} if given is None else {"sparkload_compact_ledger_at": given})
+    assert package["validate_sparkload_compact_ledger_at"]() == expected
+
+
+@pytest.mark.parametrize("given", [1, 0, -3, True, 2.5, "20", "never", [20]])
+def test_run_loads_render__compact_ledger_at_refuses_anything_else_in_one_line(given):
+    package = Package(variables={"sparkload_compact_ledger_at": given})
+    with pytest.raises(AssertionError, match=r"^compiler error: --vars sparkload_compact_ledger_at=.* is not valid; "
+                                             r"expected an integer >= 2 \(files\), or none\. Nothing was changed\.$"):
+        package["validate_sparkload_compact_ledger_at"]()
+
+
+def test_run_loads_render__a_ledger_compacts_by_its_format():
+    package = Package()
+    ledger = Relation("tar`get", "_sparkload_applied_loads")
+    assert package["get_sparkload_compact_sql"](ledger, "iceberg", 33554432, 20) == (
+        "call system.rewrite_data_files(table => '`tar``get`.`_sparkload_applied_loads`', options => map("
+        "'partial-progress.enabled', 'true', 'min-input-files', '20', 'delete-file-threshold', '1', "
+        "'min-file-size-bytes', '33554432'))")
+    assert package["get_sparkload_compact_sql"](ledger, "delta", 33554432, 20) == "optimize `tar``get`.`_sparkload_applied_loads`"

@@ -50,6 +50,10 @@ class StubAdapter:
     def get_relation(self, database=None, schema=None, identifier=None):
         return None
 
+    @staticmethod
+    def type() -> str:  # the package alone: nothing of the sparkload adapter's own (its run cache) is there
+        return "spark"
+
 
 class Config:
     def __init__(self, values: Dict[str, Any]):

@@ -49,6 +49,10 @@ NOT_EMPTY_MESSAGES = ("NamespaceNotEmptyException", "[SCHEMA_NOT_EMPTY]", "is no
 # deletes from ACID tables DataNucleus never created
 VIEW_OWNER = re.compile(r"'sparkload\.owner' = '((?:[^'\\]|\\.)*)'")  # in an Iceberg view's `View Properties`
 DROPPED_BUT_H2_MESSAGES = ("Unrecognized database product name <H2>", "Table \"TXN_COMPONENTS\" not found")
+# a commit the table format refused because a concurrent commit changed the same files: Delta's conflicts
+# (io.delta.exceptions.Concurrent*Exception), Iceberg's failed commit or validation
+COMMIT_CONFLICT_MESSAGES = ("io.delta.exceptions.Concurrent", "org.apache.iceberg.exceptions.CommitFailedException",
+                            "org.apache.iceberg.exceptions.ValidationException")
 
 
 # the schema tree's names (Spark's DataType.typeName) of the types whose SQL name differs
@@ -60,6 +64,10 @@ def _empty_table():
     from dbt_common.clients.agate_helper import empty_table
 
     return empty_table()
+
+
+def _says_line(line: str) -> bool:
+    return any(m in line for m in COMMIT_CONFLICT_MESSAGES)
 
 
 def _says(error: DbtRuntimeError, messages) -> bool:
@@ -124,6 +132,21 @@ class SparkloadAdapter(SparkAdapter):
         """One empty agate table for every result without rows (helpers: `store_raw_result` of a model's
         report): dbt builds a new one for each, 0.4 ms apiece (issue 37). agate tables are immutable."""
         return _empty_table()
+
+    @available
+    def sparkload_try_compaction(self, sql: str) -> Optional[str]:
+        """Run a compaction of one of sparkload's own tables (helpers/run_loads.sql: the ledgers a run wrote
+        to). A commit the format refuses because a concurrent commit changed the same files (two runs
+        compacting one ledger at once) returns the error's first line, which the caller logs, instead of
+        failing a model whose data is committed; any other error raises."""
+        try:
+            self.execute(sql)
+        except DbtRuntimeError as error:
+            if not _says(error, COMMIT_CONFLICT_MESSAGES):
+                raise
+            lines = (getattr(error, "msg", "") or str(error)).strip().splitlines()
+            return next((line for line in lines if _says_line(line)), lines[0]).strip()
+        return None
 
     @available
     def raise_sparkload_error(self, message: str) -> None:

@@ -9,6 +9,7 @@
   {%- set sl = sparkload if sparkload is defined else context -%}
   {%- set target = this.incorporate(type='table') -%}
   {%- do sl.validate_sparkload_dbt_configs(target) -%}
+  {%- do sl.validate_sparkload_compact_ledger_at() -%}  {#- helpers/run_loads.sql: refused before anything changes -#}
   {%- set cfg = sl.validate_sparkload_config(target, sl.fetch_sparkload_model_facts()) -%}  {#- fetch.sql: what the checks read -#}
   {%- set cfg = sl.fetch_sparkload_config_family(cfg) -%}  {#- scd2: the staging tables its version ids derive from -#}
   {%- set existing = load_cached_relation(this) -%}
@@ -79,7 +80,7 @@
     {%- do sl.run_sparkload_maintenance(target, cfg.file_format, cfg.maintenance) -%}
   {%- endif -%}
   {%- do sl.sparkload_report_result(groups, pending.ids, rebuilt, skipped, changed, cfg) -%}
-  {%- do sl.run_sparkload_finish_model() -%}  {#- the run's last model records the idle models' loads -#}
+  {%- do sl.run_sparkload_finish_model(ledger, cfg.file_format) -%}  {#- the run's last model records the idle models' loads, compacts ledgers -#}
 
   {{ run_hooks(post_hooks) }}
   {%- if config.get('grants') -%}{%- do apply_grants(target, config.get('grants'), should_revoke=true) -%}{%- endif -%}
