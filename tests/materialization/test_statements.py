@@ -16,7 +16,7 @@ from ..support.tables import rows_of, table
 # whose rows are part of a version's content) with a second `show tables`; on Iceberg, whose MERGE returns no
 # counts, the committed snapshot's summary for the status line's rows inserted, updated and deleted; then, as
 # the run's last model and the run wrote a ledger entry, the ledger's compaction check (helpers/run_loads.sql:
-# Iceberg's rewrite_data_files, which commits nothing below 20 files; Delta's describe detail), once per run
+# Iceberg's rewrite_data_files, which commits nothing below 20 files; Delta's describe history), once per run
 EXPECTED = {"di_pk": 8, "up_pk": 8, "io_pk": 8, "scd2_full": 9}
 if os.environ.get("SPARKLOAD_TABLE_FORMAT") == "iceberg":
     EXPECTED = {model: count + 1 for model, count in EXPECTED.items()}
