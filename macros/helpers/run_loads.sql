@@ -190,11 +190,12 @@
 
 {#- Compacts `ledger` (written to by this run) when it holds `at` files or more, in one commit of its format:
     Iceberg's rewrite_data_files, whose `min-input-files` makes the check (a call with fewer files commits
-    nothing, 40-60 ms); Delta's OPTIMIZE once its history shows `at` writes since its last compaction, each
-    of which added a file (DESCRIBE HISTORY ... LIMIT, 0.2 s right after a commit, where DESCRIBE DETAIL's count
-    of files rebuilds the table's state first, 0.6 s; an operation other than a write, e.g. a RESTORE, starts
-    the count again). A compaction another writer's
-    commit refuses (two runs compacting at once) is logged and left to the next run: the run's data is in.
+    nothing, 40-60 ms); Delta's OPTIMIZE once its history shows `at` writes since its last compaction
+    (DESCRIBE HISTORY ... LIMIT, 0.2 s right after a commit, where DESCRIBE DETAIL's count of files rebuilds
+    the table's state first, 0.6 s): every insert into a ledger adds a file, so it is never late; a full
+    refresh's DELETE counts too, so it may come early; an operation other than a write, e.g. a RESTORE, starts
+    the count again. A compaction another writer's commit refuses (two runs compacting at once) is logged and
+    left to the next run: the run's data is in.
     A ledger of another format, or whose format no model of the run named, is left as it is. -#}
 {% macro run_sparkload_compact_ledger(ledger, file_format, at) -%}
   {{ return(adapter.dispatch('run_sparkload_compact_ledger', 'sparkload')(ledger, file_format, at)) }}

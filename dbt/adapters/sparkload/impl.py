@@ -137,8 +137,8 @@ class SparkloadAdapter(SparkAdapter):
     def sparkload_try_compaction(self, sql: str) -> Optional[str]:
         """Run a compaction of one of sparkload's own tables (helpers/run_loads.sql: the ledgers a run wrote
         to). A commit the format refuses because a concurrent commit changed the same files (two runs
-        compacting one ledger at once) returns the error's first line, which the caller logs, instead of
-        failing a model whose data is committed; any other error raises."""
+        compacting one ledger at once) returns the error's line naming the conflict (else its first line),
+        which the caller logs, instead of failing a model whose data is committed; any other error raises."""
         try:
             self.execute(sql)
         except DbtRuntimeError as error:
