@@ -21,12 +21,18 @@
 {%- endmacro %}
 
 {% macro default__sparkload_loads_relation(node) -%}
+  {%- set sl = sparkload if sparkload is defined else context -%}
+  {%- set dataset = sl._sparkload_loads_dataset(node) -%}
+  {{ return(none if dataset is none else api.Relation.create(schema=dataset, identifier=sl.sparkload_contract().tables.loads, type='table')) }}
+{%- endmacro %}
+
+{#- The schema of that `_dlt_loads` table, or none (what a pass over many nodes compares: run_loads.sql). -#}
+{% macro _sparkload_loads_dataset(node) -%}
   {%- set found = namespace(dataset=node.config.get('loads_dataset')) -%}
   {%- for node_id in node.depends_on.nodes if node_id.startswith('source.') and found.dataset is none -%}
     {%- set found.dataset = graph.sources[node_id].schema -%}
   {%- endfor -%}
-  {%- set sl = sparkload if sparkload is defined else context -%}
-  {{ return(none if found.dataset is none else api.Relation.create(schema=found.dataset, identifier=sl.sparkload_contract().tables.loads, type='table')) }}
+  {{ return(found.dataset) }}
 {%- endmacro %}
 
 {#- Loads this target has not applied yet, oldest first, as {'ids': [...], 'inserted_at': {id: text},
