@@ -38,6 +38,43 @@ def test_iceberg__registers_the_package_files_without_rewriting_them_and_keeps_t
     assert sorted(v for (v,) in staged(pipe, "t__tags", "value")) == ["a", "b", "c"]
 
 
+@pytest.mark.only_on("iceberg")  # Iceberg's registration and its table layout
+def test_iceberg__a_new_table_is_created_with_its_files_in_one_commit(pipe):
+    pipe.run([{"id": 1, "tags": ["a", "b"]}, {"id": 2, "tags": []}], table_name="t")
+    for table in ("t", "t__tags"):
+        name = f"`{pipe.dataset_name}`.`{table}`"
+        assert pipe.spark.sql(f"select count(*) from {name}.metadata_log_entries").first()[0] == 1   # one metadata commit
+        assert pipe.spark.sql(f"select count(*) from {name}.snapshots").first()[0] == 1
+        properties = dict(pipe.spark.sql(f"show tblproperties {name}").collect())
+        assert "schema.name-mapping.default" in properties and properties["write.parquet.compression-codec"] == "snappy"
+    (load,) = loads(pipe)
+    assert {f.parent.name for f in data_files(pipe, "t")} == {f"load-{load}-1"}
+    assert staged(pipe, "t", "id") == [(1,), (2,)]
+    assert sorted(v for (v,) in staged(pipe, "t__tags", "value")) == ["a", "b"]
+    assert dict((r[0], r[1]) for r in pipe.spark.sql(f"describe `{pipe.dataset_name}`.`t`").collect() if r[0] in ("id", "_dlt_id")) \
+        == {"id": "bigint", "_dlt_id": "string"}
+
+
+@pytest.mark.only_on("iceberg")  # Iceberg's registration and its table layout
+def test_iceberg__another_writer_creating_the_new_table_first__the_retry_lands_the_rows_once_into_it(pipe, monkeypatch):
+    real = spark_loader._link
+    created = []
+
+    def link_then_another_writer_creates(parts, target):
+        real(parts, target)
+        if not created and target.parent.parent.name == "t":
+            created.append(target)
+            pipe.spark.sql(f"create table `{pipe.dataset_name}`.`t` (id bigint, note string) using iceberg")
+
+    monkeypatch.setattr(spark_loader, "_link", link_then_another_writer_creates)
+    pipe.run([{"id": 1}, {"id": 2}], table_name="t")
+    assert created
+    assert staged(pipe, "t", "id", "note") == [(1, None), (2, None)]
+    (load,) = loads(pipe)
+    assert {f.parent.name for f in data_files(pipe, "t")} == {f"load-{load}-2"}
+    assert not created[0].exists() and unregistered_folders(pipe, "t") == []
+
+
 @pytest.mark.only_on("iceberg")  # Iceberg's add_files registration and its table layout
 def test_spark_rewrite__lands_the_same_rows_when_files_cannot_be_registered(pipe, monkeypatch):
     monkeypatch.setattr(spark_loader, "_local_warehouse", lambda spark: False)
@@ -106,6 +143,7 @@ def test_killed_between_linking_and_committing__the_rerun_registers_each_file_on
                                         pytest.param(False, id="rewrite")])
 def test_a_landing_interrupted_after_its_commit__lands_its_rows_once_when_retried(pipe, monkeypatch, registered):
     if not registered:
+        monkeypatch.setattr(spark_loader, "_local_warehouse", lambda spark: False)
         monkeypatch.setattr(spark_loader, "_local_data_dir", lambda spark, name: None)
     pipe.run([{"id": 1}], table_name="t")
     real = LoadPackage.mark_landed
