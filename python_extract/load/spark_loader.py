@@ -34,7 +34,7 @@ from ..hooks import Hooks
 from ..lakehouse import session_format
 from ..lakehouse.abandoned import abandoned_table, clear_abandoned_create
 from ..lakehouse.delta_log import log_dir as delta_log_dir
-from ..lakehouse.locations import local_folder, table_location
+from ..lakehouse.locations import local_folder
 from ..lakehouse.java_errors import exception_line
 from ..lakehouse.remote import explained, is_remote
 from ..normalize.schema import arrow_of_spark
@@ -277,11 +277,19 @@ def _local_warehouse(spark) -> bool:
 
 def _local_data_dir(spark, name: str) -> Optional[Path]:
     """The data folder of an Iceberg table when it lives on the local file system, else None (over Spark Connect
-    always: see `_local_warehouse`)."""
+    always: see `_local_warehouse`). Read off the table Iceberg's catalog loads (a few ms), not `describe table
+    extended` (50-150 ms a table in a load of 50 existing tables on 4 threads)."""
     if is_remote(spark):
         return None
-    folder = local_folder(table_location(spark, name))
+    folder = local_folder(_iceberg_table(spark, name).location())
     return folder / "data" if folder is not None else None
+
+
+def _iceberg_table(spark, name: str):
+    """The Iceberg table `name` (`dataset`.`table`) of the session's catalog, as Iceberg's Java API gives it."""
+    # by the catalog's name: a thread of the load's pool resolves an unqualified name in spark_catalog
+    return spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
+        spark._jsparkSession, f"{ident(spark.conf.get('spark.sql.defaultCatalog'))}.{name}")
 
 
 def _narrower_int(found, want) -> bool:
@@ -360,9 +368,7 @@ def _append_files(spark, name: str, folder: Path) -> bool:
     calls `add_files`)."""
     jvm = spark._jvm
     iceberg = jvm.org.apache.iceberg
-    # by the catalog's name: a thread of the load's pool resolves an unqualified name in spark_catalog
-    table = iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession,
-                                                      f"{ident(spark.conf.get('spark.sql.defaultCatalog'))}.{name}")
+    table = _iceberg_table(spark, name)
     if not table.spec().isUnpartitioned():
         return False
     mapping_json = table.properties().get(NAME_MAPPING)

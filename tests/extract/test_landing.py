@@ -8,6 +8,7 @@ import logging
 import re
 import shutil
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -96,7 +97,7 @@ def test_a_table_whose_types_differ_from_the_files__is_rewritten_by_spark_not_re
     assert not any(f.parent.name.startswith("load-") for f in data_files(pipe, "t"))
 
 
-def test_s3_warehouse__takes_the_rewrite_path():
+def test_s3_warehouse__takes_the_rewrite_path(monkeypatch):
     class Conf(dict):
         def get(self, key, default=None):
             return super().get(key, default)
@@ -104,16 +105,17 @@ def test_s3_warehouse__takes_the_rewrite_path():
     class Spark:
         conf = Conf({"spark.sql.defaultCatalog": "lake", "spark.sql.catalog.lake.warehouse": "s3a://bucket/wh"})
 
-        def sql(self, _):
-            class Rows:
-                def collect(self):
-                    return [("Location", "s3a://bucket/wh/raw/t")]
-            return Rows()
+    class Table:
+        location = staticmethod(lambda: Spark.location)
 
+    monkeypatch.setattr(spark_loader, "_iceberg_table", lambda spark, name: Table())
+    Spark.location = "s3a://bucket/wh/raw/t"
     assert not spark_loader._local_warehouse(Spark())
     assert spark_loader._local_data_dir(Spark(), "`raw`.`t`") is None
     Spark.conf = Conf({"spark.sql.defaultCatalog": "lake", "spark.sql.catalog.lake.warehouse": "file:/tmp/wh"})
+    Spark.location = "file:/tmp/wh/raw/t"
     assert spark_loader._local_warehouse(Spark())
+    assert spark_loader._local_data_dir(Spark(), "`raw`.`t`") == Path("/tmp/wh/raw/t/data")
 
 
 @pytest.mark.only_on("iceberg")  # Iceberg's add_files registration and its table layout
