@@ -366,8 +366,7 @@ def _append_files(spark, name: str, folder: Path) -> bool:
     reads the files' columns by name) but in this process: `add_files` runs two Spark jobs a table (footers,
     then a staged manifest), most of a small table's landing. False for a partitioned table (the caller then
     calls `add_files`)."""
-    jvm = spark._jvm
-    iceberg = jvm.org.apache.iceberg
+    iceberg = spark._jvm.org.apache.iceberg
     table = _iceberg_table(spark, name)
     if not table.spec().isUnpartitioned():
         return False
@@ -377,14 +376,23 @@ def _append_files(spark, name: str, folder: Path) -> bool:
         table.updateProperties().set(NAME_MAPPING, iceberg.mapping.NameMappingParser.toJson(mapping)).commit()
     else:
         mapping = iceberg.mapping.NameMappingParser.fromJson(mapping_json)
+    _append_folder(spark, table, table, folder, mapping)
+    return True
+
+
+def _append_folder(spark, table, updates, folder: Path, mapping) -> None:
+    """One append, to `updates` (Iceberg table `table`, or a transaction creating it), of the Parquet files of
+    `folder`, with their metrics read from their footers by the table's metrics settings and their columns by
+    name (`mapping`)."""
+    jvm = spark._jvm
+    iceberg = jvm.org.apache.iceberg
     files = iceberg.data.TableMigrationUtil.listPartition(
         jvm.java.util.HashMap(), folder.as_uri(), "parquet", table.spec(), spark._jsc.hadoopConfiguration(),
         iceberg.MetricsConfig.forTable(table), mapping)
-    append = table.newAppend()
+    append = updates.newAppend()
     for data_file in files:
         append.appendFile(data_file)
     append.commit()
-    return True
 
 
 def _create_with_files(spark, package: LoadPackage, table: str) -> bool:
@@ -416,13 +424,7 @@ def _create_with_files(spark, package: LoadPackage, table: str) -> bool:
     create.updateProperties().set(NAME_MAPPING, iceberg.mapping.NameMappingParser.toJson(mapping)).commit()
 
     def register(folder: Path) -> None:
-        files = iceberg.data.TableMigrationUtil.listPartition(
-            jvm.java.util.HashMap(), folder.as_uri(), "parquet", new.spec(), spark._jsc.hadoopConfiguration(),
-            iceberg.MetricsConfig.forTable(new), mapping)
-        append = create.newAppend()
-        for data_file in files:
-            append.appendFile(data_file)
-        append.commit()
+        _append_folder(spark, new, create, folder, mapping)
         create.commitTransaction()
 
     folder = local_folder(new.location())
