@@ -57,6 +57,14 @@ def test_iceberg__a_new_table_is_created_with_its_files_in_one_commit(pipe):
 
 
 @pytest.mark.only_on("iceberg")  # Iceberg's registration and its table layout
+def test_iceberg__a_new_table_located_off_this_machine__gets_its_rows_written_by_spark(pipe, monkeypatch):
+    monkeypatch.setattr(spark_loader, "local_folder", lambda location: None)  # e.g. a dataset located on S3
+    pipe.run([{"id": 1}, {"id": 2}], table_name="t")
+    assert staged(pipe, "t", "id") == [(1,), (2,)]
+    assert not any(f.parent.name.startswith("load-") for f in data_files(pipe, "t"))
+
+
+@pytest.mark.only_on("iceberg")  # Iceberg's registration and its table layout
 def test_iceberg__another_writer_creating_the_new_table_first__the_retry_lands_the_rows_once_into_it(pipe, monkeypatch):
     real = spark_loader._link
     created = []
