@@ -98,9 +98,10 @@ class MacroCodeCache:
     def _prune(self) -> None:
         old = time.time() - KEEP_SECONDS
         for entry in os.scandir(self.where):
-            if entry.name.startswith(PATTERN.split("%")[0]) and entry.stat().st_mtime < old:
+            if entry.name.startswith(PATTERN.split("%")[0]):
                 try:
-                    os.remove(entry.path)
+                    if entry.stat().st_mtime < old:
+                        os.remove(entry.path)
                 except FileNotFoundError:  # another process pruned it first
                     pass
 
@@ -115,8 +116,13 @@ def install(log: Any = None) -> Optional[MacroCodeCache]:
     where = folder()
     if _installed is not None or where is None or dbt_jinja.MACRO_DEBUGGING:
         return _installed
+    templates = getattr(dbt_jinja, "template_cache", None)
+    if not (isinstance(getattr(templates, "file_cache", None), dict)
+            and all(hasattr(dbt_jinja, name) for name in ("get_environment", "catch_jinja"))):
+        if log is not None:  # another dbt-common than the one this was written for: dbt's own per-process cache
+            log.debug("sparkload: this dbt-common keeps its macro templates differently; compiled macros are not kept")
+        return None
     cache = MacroCodeCache(where, log)
-    templates = dbt_jinja.template_cache
 
     def get_node_template(node: Any) -> jinja2.Template:
         found = templates.file_cache.get(node.macro_sql)
