@@ -195,7 +195,10 @@ def _model_times(events: list) -> dict:
 def _run_phase(events: list) -> float:
     """dbt's own timing of the run phase (its `Finished running ... in S seconds`): from the relation cache's
     fill to the last node, without the process's start, imports and parse, which a run and its floor share."""
-    return next((float(e["data"]["execution_time"]) for e in events if e["info"]["name"] == "FinishedRunningStats"), 0.0)
+    found = [float(e["data"]["execution_time"]) for e in events if e["info"]["name"] == "FinishedRunningStats"]
+    if not found:  # no figure rather than a made-up one
+        raise SystemExit("dbt's log has no FinishedRunningStats event: the run phase cannot be read")
+    return found[-1]
 
 
 def _statements(events: list) -> list:
