@@ -79,6 +79,55 @@ def test_run_loads__a_load_completing_during_a_run_is_applied_by_the_next_run(sp
     assert (_ledger(spark, names, other, late), _ledger(spark, names, first, late)) == (1, 1)
 
 
+def test_run_loads__a_later_pending_model_drops_loads_applied_or_aborted_since_the_runs_read(spark, stage, dbt, names,
+                                                                                              monkeypatch):
+    """The run's second model has rows to apply from the run's shared read; right before it writes it reads again
+    its loads' status and its ledger: a load another run applied meanwhile (its ledger entry) and one aborted
+    meanwhile are dropped, not applied; a load completed meanwhile waits for the next run."""
+    stage.load([{"id": 1, "name": "a"}], table="items")
+    stage.load([{"id": 1, "name": "Ann"}], table="customers")
+    dbt.run(" ".join(TABLES))
+    # two new loads for each model, each bringing it a row
+    loads = {m: [stage.load([{"id": i, "name": f"{m}-{i}"}], table=TABLES[m]) for i in (2, 3)] for m in TABLES}
+
+    from dbt.cli import main as dbt_main
+
+    order, late = [], {}
+
+    def on_event(e) -> None:
+        if e.info.name == "LogModelResult" and not order:
+            order.append(e.data.node_info.node_name)
+            other = next(m for m in TABLES if m != order[0])
+            applied, aborted = loads[other]
+            # another run applied `applied` to the other model (its ledger entry); `aborted` is aborted; a new load lands
+            spark.sql(f"insert into {names.target}._sparkload_applied_loads values "
+                      f"('{names.target}.{other}', '{applied}', current_timestamp())")
+            spark.sql(f"update {names.staging}._dlt_loads set status = -1 where load_id = '{aborted}'")
+            late[other] = stage.load([{"id": 4, "name": "late"}], table=TABLES[other])
+
+    class Runner(dbt_main.dbtRunner):
+        def __init__(self, manifest=None, callbacks=None):
+            super().__init__(manifest=manifest, callbacks=[*(callbacks or []), on_event])
+
+    monkeypatch.setattr(dbt_main, "dbtRunner", Runner)
+    shown = _messages(dbt.run(" ".join(TABLES)))
+    monkeypatch.undo()
+    first = order[0]
+    (other, late_load), = late.items()
+    first_rows = [(1, "a" if first == "up_pk" else "Ann"), (2, f"{first}-2"), (3, f"{first}-3")]
+    other_row = (1, "a" if other == "up_pk" else "Ann")
+    assert shown == {first: "APPLIED 2 inserted from 4 loads",  # its two and the other model's two (no rows for it)
+                     other: f"NO-OP: loads {', '.join(sorted(loads[first]))} bring no rows for this model"}, shown
+    assert table(spark, f"{names.target}.{first}", "id, name") == rows_of(*first_rows)
+    assert table(spark, f"{names.target}.{other}", "id, name") == rows_of(other_row)
+
+    # the next run applies the late load, and neither the one applied elsewhere nor the aborted one
+    shown = _messages(dbt.run(" ".join(TABLES)))
+    assert shown == {other: "APPLIED 1 inserted from 1 load", first: f"NO-OP: loads {late_load} bring no rows for this model"}
+    assert table(spark, f"{names.target}.{other}", "id, name") == rows_of(other_row, (4, "late"))
+    assert [_ledger(spark, names, other, load) for load in (*loads[other], late_load)] == [1, 0, 1]
+
+
 def test_run_loads__idle_models_record_loads_without_rows_in_one_insert_at_the_end_of_the_run(spark, stage, dbt, names):
     stage.load([{"id": 1, "name": "a"}], table="items")
     stage.load([{"id": 1, "name": "Ann"}], table="customers")

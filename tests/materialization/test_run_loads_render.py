@@ -3,7 +3,7 @@ on Spark): one statement returns the loads of the status that the run's models h
 the model's target (the ledger compared in the statement, against the targets of the run's selected root
 sparkload models that read that `_dlt_loads` and write into the ledger's schema); a second, by the pending
 load ids as escaped literals, reads `_sparkload_load_tables`, and a run with nothing pending does not send it;
-a second model of the run reads nothing."""
+a second model of the run reads nothing, unless it has rows to apply: then the status of its loads and its ledger."""
 from __future__ import annotations
 
 import re
@@ -113,6 +113,41 @@ def test_run_loads_render__only_a_model_the_read_was_made_for_takes_it(target, u
                                       "root_skipped": []}, "idle": True}
     else:
         assert shared is None
+
+
+def test_run_loads_render__a_later_pending_model_reads_again_only_its_loads_status_and_ledger():
+    """A model with rows to apply that takes a read an earlier model made reads again, by the loads' escaped
+    literal ids, their status and its ledger: a load applied by another run since (in its ledger), or aborted
+    since (its status no longer 0), is dropped; the rest is the shared read's. The model that made the read
+    uses it as it is."""
+    package = Answering({
+        "pending": [("pending", "1700000000.1", "2024-01-01 00:00:00", "shop", "target.items"),
+                    ("pending", "1700000000.2", "2024-01-02 00:00:00", "shop", "target.items"),
+                    ("pending", ODD, "2024-01-03 00:00:00", "shop", "target.items"),
+                    ("pending", "1700000000.4", "2024-01-04 00:00:00", "shop", "target.items")],
+        "covered": [("covered", i, "items") for i in ("1700000000.1", "1700000000.2", ODD, "1700000000.4")],
+        # the re-read (one statement, so one answer): still status 0 .1, .2 and ODD (.4 was aborted); in the
+        # ledger .2 (another run applied it)
+        "load": [("load", "1700000000.1"), ("load", "1700000000.2"), ("load", ODD), ("applied", "1700000000.2")],
+    })
+    package.ctx["adapter"].type = lambda: "sparkload"
+    package.ctx["model"]["depends_on"] = {"nodes": ["source.p.shop.items"]}
+    config = cfg(loads=Relation("raw", "_dlt_loads"), load_tables=Relation("raw", "_sparkload_load_tables"),
+                 staging_table="items", change_data_feed=None, load_status_in=0)
+    first = package["fetch_sparkload_shared_pending"](config, TARGET, TARGET, False)
+    assert len(package.queries) == 2 and first["idle"] is False
+    assert first["pending"]["ids"] == ["1700000000.1", "1700000000.2", ODD, "1700000000.4"]
+    later = package["fetch_sparkload_shared_pending"](config, TARGET, TARGET, False)
+    literal = package["sparkload_literal"]
+    ids = f"('1700000000.1', '1700000000.2', {literal(ODD)}, '1700000000.4')"
+    assert package.queries[2:] == [
+        f"select 'load', `load_id` from `raw`.`_dlt_loads` where `status` = 0 and `load_id` in {ids} "
+        f"union all select 'applied', `load_id` from `target`.`_sparkload_applied_loads` "
+        f"where `target` = 'target.items' and `load_id` in {ids}"]
+    assert later == {"pending": {"ids": ["1700000000.1", ODD],
+                                 "inserted_at": {"1700000000.1": "2024-01-01 00:00:00", ODD: "2024-01-03 00:00:00"},
+                                 "pipelines": {"1700000000.1": "shop", ODD: "shop"},
+                                 "covered": ["1700000000.1", ODD], "done": [], "root_skipped": []}, "idle": False}
 
 
 @pytest.mark.parametrize("given, expected", [(None, 20), (2, 2), (500, 500), ("none", None), ("OFF", None), (False, None)])
