@@ -28,6 +28,21 @@ def _ledger(spark, names, model: str, load_id: str) -> int:
                      f"where target = '{names.target}.{model}' and load_id = '{load_id}'").collect()[0][0]
 
 
+def _run_with_callback(dbt, monkeypatch, on_event) -> dict:
+    """A run of both models whose dbt events also go to `on_event` (it acts between the two models); their messages."""
+    from dbt.cli import main as dbt_main
+
+    class Runner(dbt_main.dbtRunner):
+        def __init__(self, manifest=None, callbacks=None):
+            super().__init__(manifest=manifest, callbacks=[*(callbacks or []), on_event])
+
+    monkeypatch.setattr(dbt_main, "dbtRunner", Runner)
+    try:
+        return _messages(dbt.run(" ".join(TABLES)))
+    finally:
+        monkeypatch.undo()
+
+
 def test_run_loads__a_load_completing_during_a_run_is_applied_by_the_next_run(spark, stage, dbt, names, monkeypatch):
     # load 1 and 2: a row for each model; the first run builds both tables
     stage.load([{"id": 1, "name": "a"}], table="items")
@@ -36,8 +51,6 @@ def test_run_loads__a_load_completing_during_a_run_is_applied_by_the_next_run(sp
 
     # run 2, nothing pending: right after the first model finished (it read the run's loads), load 3
     # lands a row for the other model, which then finds nothing pending in the run's shared read
-    from dbt.cli import main as dbt_main
-
     order, landed = [], {}
 
     def on_event(e) -> None:
@@ -46,13 +59,7 @@ def test_run_loads__a_load_completing_during_a_run_is_applied_by_the_next_run(sp
             other = next(m for m in TABLES if m != order[0])
             landed[other] = stage.load([{"id": 2, "name": "late"}], table=TABLES[other])
 
-    class Runner(dbt_main.dbtRunner):
-        def __init__(self, manifest=None, callbacks=None):
-            super().__init__(manifest=manifest, callbacks=[*(callbacks or []), on_event])
-
-    monkeypatch.setattr(dbt_main, "dbtRunner", Runner)
-    shown = _messages(dbt.run(" ".join(TABLES)))
-    monkeypatch.undo()
+    shown = _run_with_callback(dbt, monkeypatch, on_event)
     (other, late), first = next(iter(landed.items())), order[0]
     assert shown == {first: "NO-OP: no pending loads", other: "NO-OP: no pending loads"}
     assert _ledger(spark, names, other, late) == 0
@@ -90,8 +97,6 @@ def test_run_loads__a_later_pending_model_drops_loads_applied_or_aborted_since_t
     # two new loads for each model, each bringing it a row
     loads = {m: [stage.load([{"id": i, "name": f"{m}-{i}"}], table=TABLES[m]) for i in (2, 3)] for m in TABLES}
 
-    from dbt.cli import main as dbt_main
-
     order, late = [], {}
 
     def on_event(e) -> None:
@@ -105,13 +110,7 @@ def test_run_loads__a_later_pending_model_drops_loads_applied_or_aborted_since_t
             spark.sql(f"update {names.staging}._dlt_loads set status = -1 where load_id = '{aborted}'")
             late[other] = stage.load([{"id": 4, "name": "late"}], table=TABLES[other])
 
-    class Runner(dbt_main.dbtRunner):
-        def __init__(self, manifest=None, callbacks=None):
-            super().__init__(manifest=manifest, callbacks=[*(callbacks or []), on_event])
-
-    monkeypatch.setattr(dbt_main, "dbtRunner", Runner)
-    shown = _messages(dbt.run(" ".join(TABLES)))
-    monkeypatch.undo()
+    shown = _run_with_callback(dbt, monkeypatch, on_event)
     first = order[0]
     (other, late_load), = late.items()
     first_rows = [(1, "a" if first == "up_pk" else "Ann"), (2, f"{first}-2"), (3, f"{first}-3")]
