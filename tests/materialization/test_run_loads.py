@@ -86,6 +86,7 @@ def test_run_loads__a_load_completing_during_a_run_is_applied_by_the_next_run(sp
     assert (_ledger(spark, names, other, late), _ledger(spark, names, first, late)) == (1, 1)
 
 
+@pytest.mark.each_format  # the re-read replaced the read that cost 1.7-2.4 s a pending model on Delta
 def test_run_loads__a_later_pending_model_drops_loads_applied_or_aborted_since_the_runs_read(spark, stage, dbt, names,
                                                                                               monkeypatch):
     """The run's second model has rows to apply from the run's shared read; right before it writes it reads again
